@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: Apache-2.0
+# Every third-party dependency comes from Debian's packages (scripts/bootstrap installs them).
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+find_package(fmt REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(CLI11 REQUIRED)
+pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
+pkg_check_modules(SLEEF REQUIRED IMPORTED_TARGET sleef)
+if(TSCOPE_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(TSCOPE_BUILD_BENCHMARKS)
+  find_package(benchmark REQUIRED)
+endif()

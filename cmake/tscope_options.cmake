@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: Apache-2.0
+# Every build option of the project, declared once and summarised at configure time.
+get_directory_property(_tscope_has_parent PARENT_DIRECTORY)
+if(_tscope_has_parent)
+  set(_tscope_top_level OFF)
+else()
+  set(_tscope_top_level ON)
+endif()
+
+option(TSCOPE_BUILD_TESTS "Build the GoogleTest suites" ${_tscope_top_level})
+option(TSCOPE_BUILD_BENCHMARKS "Build the Google Benchmark binaries" OFF)
+option(TSCOPE_ENABLE_PROFILER "Compile the profiler's recording path into the VM" ON)
+option(TSCOPE_WERROR "Treat compiler warnings as errors" OFF)
+set(TSCOPE_SANITIZE "" CACHE STRING "Semicolon list of sanitizers (address;undefined;thread)")
+
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
+endif()
+
+find_program(TSCOPE_CCACHE ccache)
+if(TSCOPE_CCACHE)
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${TSCOPE_CCACHE})
+  set(CMAKE_C_COMPILER_LAUNCHER ${TSCOPE_CCACHE})
+endif()
+
+message(STATUS "Tensorscope options:")
+foreach(_opt TSCOPE_BUILD_TESTS TSCOPE_BUILD_BENCHMARKS TSCOPE_ENABLE_PROFILER TSCOPE_WERROR
+        TSCOPE_SANITIZE CMAKE_BUILD_TYPE)
+  message(STATUS "  ${_opt} = ${${_opt}}")
+endforeach()

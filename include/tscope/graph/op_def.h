@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+/// OpDef: everything about one op, in one record (type rule, kernels, gradient, aliasing, cost,
+/// printed name). An empty field means the capability is absent. The registry (op_registry.h)
+/// holds one OpDef per op; Apply nodes point at it.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tscope/core/allocator.h"
+#include "tscope/core/tensor.h"
+#include "tscope/graph/attrs.h"
+#include "tscope/graph/type.h"
+#include "tscope/graph/variable.h"
+
+namespace tscope {
+
+class ApplyNode;
+struct OpDef;
+struct ScalarOp;
+
+/// What infer() sees: the input types (and the input Variables, for constant values).
+struct InferContext {
+  const OpDef& op;
+  std::span<const Variable> inputs;
+  const Attrs& attrs;
+  [[nodiscard]] const Type& input_type(int index) const { return inputs[index].type(); }
+  [[nodiscard]] int num_inputs() const { return static_cast<int>(inputs.size()); }
+};
+using InferFn = std::vector<Type> (*)(const InferContext&);
+
+/// What a kernel sees. Built once per instruction at link time; the VM only calls the kernel.
+struct KernelContext {
+  const ApplyNode* node = nullptr;
+  const Attrs* attrs = nullptr;
+  const Tensor* const* inputs = nullptr;
+  Tensor* const* outputs = nullptr;
+  int num_inputs = 0;
+  int num_outputs = 0;
+  Allocator* allocator = nullptr;
+
+  [[nodiscard]] const Tensor& input(int index) const { return *inputs[index]; }
+  [[nodiscard]] Tensor& output(int index) const { return *outputs[index]; }
+  /// Makes output `index` a contiguous tensor of `dtype`/`shape`, reusing the buffer it held from
+  /// the previous call when nobody else holds it and it is large enough.
+  Tensor& allocate_output(int index, DType dtype, const Dims& shape) const;
+};
+using KernelFn = void (*)(KernelContext&);
+
+/// One kernel implementation. `name` is what the profile's impl column shows.
+struct KernelImpl {
+  std::string_view name;
+  KernelFn fn = nullptr;
+  /// Optional link-time check: can this implementation run a node with these inputs and attrs?
+  bool (*accepts)(std::span<const Variable> inputs, const Attrs& attrs) = nullptr;
+  [[nodiscard]] bool available() const noexcept { return fn != nullptr; }
+};
+
+/// What a pullback sees. An undefined Variable in output_grads means "zero".
+struct PullbackContext {
+  const ApplyNode& node;
+  std::span<const Variable> inputs;
+  std::span<const Variable> outputs;
+  std::span<const Variable> output_grads;
+  const Attrs& attrs;
+};
+/// Returns one gradient per input; an undefined Variable means "disconnected" (zero).
+using PullbackFn = std::vector<Variable> (*)(const PullbackContext&);
+
+struct Cost {
+  double flops = 0;
+  double bytes = 0;
+};
+struct CostContext {
+  const OpDef& op;
+  std::span<const Dims> input_shapes;
+  std::span<const Dims> output_shapes;
+  std::span<const DType> input_dtypes;
+  const Attrs& attrs;
+};
+using CostFn = Cost (*)(const CostContext&);
+
+/// Which outputs view or overwrite which inputs: (output index, input index) pairs.
+struct AliasInfo {
+  std::vector<std::pair<int, int>> views;
+  std::vector<std::pair<int, int>> destroys;
+  [[nodiscard]] bool empty() const noexcept { return views.empty() && destroys.empty(); }
+};
+
+struct OpTraits {
+  bool elementwise = false;
+  bool commutative = false;
+  /// The op has a zero gradient everywhere it is defined (comparisons, argmax, shape queries).
+  bool zero_gradient = false;
+};
+
+using PrintFn = std::string (*)(const OpDef&, const Attrs&);
+
+struct OpDef {
+  std::string_view name;     ///< registry key, PascalCase ("Add", "Dot22")
+  std::string_view family;   ///< the profile's Class column ("Elemwise", "CAReduce", "Gemm")
+  std::string_view summary;  ///< one line for `tscope ops`
+  int num_inputs = -1;       ///< -1: variadic
+  int num_outputs = 1;
+  OpTraits traits;
+  AliasInfo aliasing;
+  InferFn infer = nullptr;
+  KernelImpl reference;  ///< plain loops; the oracle in tests
+  KernelImpl fast;       ///< optional: BLAS, SIMD, ...
+  PullbackFn pullback = nullptr;
+  CostFn cost = nullptr;
+  PrintFn print = nullptr;           ///< printed op name; default "Name" or "Name{k=v,...}"
+  const ScalarOp* scalar = nullptr;  ///< elementwise ops: the scalar op lifted to tensors
+
+  [[nodiscard]] std::string printed_name(const Attrs& attrs) const;
+  [[nodiscard]] bool is_differentiable() const noexcept {
+    return pullback != nullptr || traits.zero_gradient;
+  }
+};
+
+}  // namespace tscope

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+/// Compiled functions: function() clones the graph, rewrites it, orders and links it into a
+/// Program, and returns a callable Function that runs on the VM.
+///
+///   Variable x = matrix(DType::Float32, "x");
+///   Variable w = shared(Tensor::zeros(DType::Float32, {784, 10}), "w");
+///   Variable cost = mean(sqr(dot(x, w)));
+///   auto [gw] = grad(cost, {w});
+///   Function train = function({x}, {cost}, {{w, w - 0.1 * gw}});
+///   Tensor loss = train({batch})[0];
+#include <memory>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "tscope/core/clock.h"
+#include "tscope/core/tensor.h"
+#include "tscope/graph/function_graph.h"
+#include "tscope/graph/variable.h"
+#include "tscope/profile/profile.h"
+#include "tscope/profile/profile_collector.h"
+
+namespace tscope {
+
+/// After each call, `shared` takes the value `new_value` had during the call.
+struct Update {
+  Variable shared;
+  Variable new_value;
+};
+
+struct FunctionOptions {
+  /// The report's "Message"; default: the file:line where function() was called.
+  std::string name;
+  /// Free intermediate buffers after their last use (lower peak), instead of keeping them for the
+  /// next call (fewer allocations).
+  bool allow_gc = true;
+  /// Time every node. Off: the VM's loop has no clock reads at all.
+  bool profile = false;
+  /// Also record dtype/shape/strides of every node's inputs and outputs at each call.
+  bool profile_memory = false;
+  /// Where the profile accumulates; shared between functions to sum them. Created when profiling
+  /// and none is given.
+  std::shared_ptr<profile::ProfileCollector> collector;
+  /// Time source for profiling; nullptr: the steady clock. Tests inject a FakeClock.
+  Clock* clock = nullptr;
+  /// Run the reference kernel of every op (tests and debugging).
+  bool reference_kernels = false;
+};
+
+namespace detail {
+class FunctionImpl;
+}  // namespace detail
+
+class Function {
+ public:
+  /// Runs the function. Throws TypeMismatch/ShapeMismatch naming the input when a tensor does not
+  /// match its input's type, and any kernel error with the failing node as context.
+  std::vector<Tensor> operator()(const std::vector<Tensor>& inputs) const;
+
+  [[nodiscard]] const std::string& name() const;
+  /// The graph after rewriting, in execution order.
+  [[nodiscard]] const FunctionGraph& graph() const;
+  /// The profile collector this function writes to (nullptr when not profiling).
+  [[nodiscard]] std::shared_ptr<profile::ProfileCollector> collector() const;
+  /// This function's current profile record.
+  [[nodiscard]] profile::FunctionRecord profile_record() const;
+
+ private:
+  friend Function function(const std::vector<Variable>&, const std::vector<Variable>&,
+                           const std::vector<Update>&, FunctionOptions,
+                           const std::source_location&);
+  explicit Function(std::shared_ptr<detail::FunctionImpl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<detail::FunctionImpl> impl_;
+};
+
+/// Compiles a function. Throws InvalidArgument for an update of a non-shared variable or a
+/// missing input, TypeMismatch when an update's value type differs from its shared variable.
+[[nodiscard]] Function function(const std::vector<Variable>& inputs,
+                                const std::vector<Variable>& outputs,
+                                const std::vector<Update>& updates = {},
+                                FunctionOptions options = {},
+                                const std::source_location& location =
+                                    std::source_location::current());
+
+}  // namespace tscope

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tscope/grad/grad.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "tscope/core/clock.h"
+#include "tscope/core/process_counters.h"
+#include "tscope/graph/apply.h"
+#include "tscope/graph/traversal.h"
+#include "tscope/ops/elementwise.h"
+#include "tscope/ops/elementwise_more.h"
+
+namespace tscope {
+namespace {
+class GradTimer {
+ public:
+  GradTimer() : start_ns_(steady_clock().now_ns()) {}
+  ~GradTimer() { add_grad_time_ns(steady_clock().now_ns() - start_ns_); }
+  GradTimer(const GradTimer&) = delete;
+  GradTimer& operator=(const GradTimer&) = delete;
+
+ private:
+  std::int64_t start_ns_;
+};
+
+void accumulate(std::unordered_map<const VariableNode*, Variable>& grads, const Variable& target,
+                Variable contribution) {
+  auto it = grads.find(target.node());
+  if (it == grads.end()) {
+    grads.emplace(target.node(), std::move(contribution));
+  } else {
+    it->second = it->second + contribution;
+  }
+}
+}  // namespace
+
+std::vector<Variable> grad(const Variable& cost, const std::vector<Variable>& wrt,
+                           const GradOptions& options, const std::source_location& location) {
+  GradTimer timer;
+  if (!cost.defined() || cost.rank() != 0 || !is_floating(cost.dtype())) {
+    throw_error(ErrorKind::TypeMismatch,
+                "grad() needs a floating-point scalar cost; got {} (at {})",
+                cost.defined() ? cost.type().to_string() : "<undefined>",
+                SourceSite::from(location).short_string());
+  }
+  const std::vector<ApplyNode*> order = ancestors_in_topological_order({cost});
+
+  // Variables that depend on some wrt: only their producers need pullbacks.
+  std::unordered_set<const VariableNode*> depends;
+  for (const Variable& target : wrt) depends.insert(target.node());
+  for (ApplyNode* node : order) {
+    bool any = false;
+    for (const Variable& input : node->inputs()) any = any || depends.count(input.node()) != 0;
+    if (!any) continue;
+    for (int i = 0; i < node->num_outputs(); ++i) depends.insert(&node->output_node(i));
+  }
+
+  std::unordered_map<const VariableNode*, Variable> grads;
+  {
+    ProvenanceScope seed_scope("grad", location, /*forced=*/true);
+    grads.emplace(cost.node(), make_constant(Tensor::scalar(1.0, cost.dtype()), "", location));
+  }
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    ApplyNode* node = *it;
+    if (depends.count(&node->output_node(0)) == 0) continue;
+    std::vector<Variable> output_grads;
+    bool any_grad = false;
+    for (int i = 0; i < node->num_outputs(); ++i) {
+      auto found = grads.find(&node->output_node(i));
+      output_grads.push_back(found == grads.end() ? Variable() : found->second);
+      any_grad = any_grad || found != grads.end();
+    }
+    if (!any_grad || node->op().traits.zero_gradient) continue;
+    if (node->op().pullback == nullptr) {
+      throw Error(ErrorKind::NotDifferentiable,
+                  fmt::format("op {} has no gradient", node->op().name))
+          .add_context("in " + node->describe());
+    }
+    const std::vector<Variable> outputs = node->outputs();
+    ProvenanceScope scope(
+        Provenance{node->provenance().site, "grad(" + node->provenance().user_op + ")"},
+        /*forced=*/true);
+    std::vector<Variable> input_grads;
+    try {
+      input_grads = node->op().pullback(
+          PullbackContext{*node, node->inputs(), outputs, output_grads, node->attrs()});
+    } catch (Error& error) {
+      error.add_context("while differentiating " + node->describe());
+      throw;
+    }
+    TSCOPE_CHECK(static_cast<int>(input_grads.size()) == node->num_inputs(),
+                 fmt::format("pullback of {} returned {} gradients for {} inputs", node->op().name,
+                             input_grads.size(), node->num_inputs()));
+    for (int i = 0; i < node->num_inputs(); ++i) {
+      const Variable& input = node->input(i);
+      if (!input_grads[i].defined() || depends.count(input.node()) == 0) continue;
+      TSCOPE_CHECK(input_grads[i].rank() == input.rank(),
+                   fmt::format("pullback of {} gave rank {} for input {} of rank {}",
+                               node->op().name, input_grads[i].rank(), i, input.rank()));
+      Variable contribution = input_grads[i];
+      if (contribution.dtype() != input.dtype() && is_floating(input.dtype())) {
+        contribution = cast(contribution, input.dtype());
+      }
+      accumulate(grads, input, contribution);
+    }
+  }
+
+  std::vector<Variable> result;
+  for (const Variable& target : wrt) {
+    auto found = grads.find(target.node());
+    if (found != grads.end()) {
+      result.push_back(found->second);
+      continue;
+    }
+    if (options.disconnected == DisconnectedPolicy::Raise) {
+      throw_error(ErrorKind::InvalidArgument,
+                  "grad(): the cost does not depend on '{}' (created at {}); pass "
+                  "GradOptions{{.disconnected = DisconnectedPolicy::Zero}} to get zeros",
+                  target.to_string(), target.node()->provenance.site.short_string());
+    }
+    ProvenanceScope scope("grad", location, /*forced=*/true);
+    result.push_back(second(target, make_constant(Tensor::scalar(0.0, target.dtype()), "", location)));
+  }
+  return result;
+}
+
+}  // namespace tscope

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tscope/graph/op_def.h"
+
+#include "tscope/graph/op_registry.h"
+
+namespace tscope {
+
+std::string OpDef::printed_name(const Attrs& attrs) const {
+  if (print != nullptr) return print(*this, attrs);
+  std::string text(name);
+  if (attrs.empty()) return text;
+  text += "{";
+  bool first = true;
+  for (const auto& [key, value] : attrs.values()) {
+    if (!first) text += ", ";
+    first = false;
+    text += key + "=" + attr_value_to_string(value);
+  }
+  return text + "}";
+}
+
+Tensor& KernelContext::allocate_output(int index, DType dtype, const Dims& shape) const {
+  Tensor& slot = *outputs[index];
+  const auto needed = static_cast<std::size_t>(shape.product()) * dtype_size(dtype);
+  const std::shared_ptr<Buffer>& buffer = slot.buffer();
+  // Reuse only a buffer no one else sees: a caller holding last call's result keeps it intact.
+  if (buffer != nullptr && buffer.use_count() == 1 && buffer->size_bytes() >= needed &&
+      buffer->size_bytes() <= 2 * needed + kTensorAlignment) {
+    slot = Tensor::over_buffer(buffer, dtype, shape);
+  } else {
+    slot = Tensor::empty(dtype, shape, *allocator);
+  }
+  return slot;
+}
+
+void OpRegistry::add(OpDef def) {
+  TSCOPE_CHECK(def.infer != nullptr, "op " + std::string(def.name) + " has no type rule");
+  TSCOPE_CHECK(def.reference.available(),
+               "op " + std::string(def.name) + " has no reference kernel");
+  const std::string key(def.name);
+  TSCOPE_CHECK(ops_.count(key) == 0, "op " + key + " registered twice");
+  ops_.emplace(key, std::make_unique<OpDef>(std::move(def)));
+}
+
+const OpDef* OpRegistry::find(std::string_view name) const noexcept {
+  auto it = ops_.find(name);
+  return it == ops_.end() ? nullptr : it->second.get();
+}
+
+const OpDef& OpRegistry::get(std::string_view name) const {
+  const OpDef* def = find(name);
+  if (def == nullptr) throw_error(ErrorKind::InvalidArgument, "unknown op '{}'", name);
+  return *def;
+}
+
+std::vector<const OpDef*> OpRegistry::all() const {
+  std::vector<const OpDef*> result;
+  result.reserve(ops_.size());
+  for (const auto& [name, def] : ops_) result.push_back(def.get());
+  return result;
+}
+
+}  // namespace tscope

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tscope/graph/traversal.h"
+
+#include <unordered_set>
+
+namespace tscope {
+
+std::vector<ApplyNode*> ancestors_in_topological_order(const std::vector<Variable>& outputs) {
+  std::vector<ApplyNode*> order;
+  std::unordered_set<const ApplyNode*> done;
+  struct Frame {
+    ApplyNode* node;
+    int next_input;
+  };
+  std::vector<Frame> stack;
+  for (const Variable& root : outputs) {
+    if (!root.defined() || root.owner() == nullptr || done.count(root.owner()) != 0) continue;
+    stack.push_back({root.owner(), 0});
+    while (!stack.empty()) {
+      Frame& frame = stack.back();
+      if (frame.next_input < frame.node->num_inputs()) {
+        ApplyNode* producer = frame.node->input(frame.next_input++).owner();
+        if (producer != nullptr && done.count(producer) == 0) stack.push_back({producer, 0});
+        continue;
+      }
+      ApplyNode* node = frame.node;
+      stack.pop_back();
+      if (done.insert(node).second) order.push_back(node);
+    }
+  }
+  return order;
+}
+
+}  // namespace tscope

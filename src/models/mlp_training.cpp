@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tscope/models/mlp_training.h"
+
+#include <cmath>
+#include <random>
+
+#include "tscope/grad/grad.h"
+#include "tscope/graph/constructors.h"
+#include "tscope/ops/elementwise.h"
+#include "tscope/ops/linalg.h"
+#include "tscope/ops/reduce.h"
+
+namespace tscope::models {
+namespace {
+Tensor random_normal(DType dtype, const Dims& shape, double scale, std::mt19937_64& rng) {
+  std::normal_distribution<double> normal(0.0, scale);
+  std::vector<double> values(static_cast<std::size_t>(shape.product()));
+  for (double& value : values) value = normal(rng);
+  return Tensor::from_doubles(dtype, shape, values);
+}
+
+// One-hot labels from a fixed random linear teacher: learnable, so the loss can fall.
+Tensor teacher_labels(const Tensor& inputs, std::int64_t classes, DType dtype, std::mt19937_64& rng) {
+  const std::int64_t rows = inputs.shape()[0];
+  const std::int64_t features = inputs.shape()[1];
+  const Tensor teacher = random_normal(DType::Float64, {features, classes}, 1.0, rng);
+  const std::vector<double> x = inputs.to_doubles();
+  const std::vector<double> w = teacher.to_doubles();
+  std::vector<double> onehot(static_cast<std::size_t>(rows * classes), 0.0);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    std::int64_t best = 0;
+    double best_score = -1e300;
+    for (std::int64_t c = 0; c < classes; ++c) {
+      double score = 0;
+      for (std::int64_t f = 0; f < features; ++f) {
+        score += x[static_cast<std::size_t>(r * features + f)] * w[static_cast<std::size_t>(f * classes + c)];
+      }
+      if (score > best_score) {
+        best_score = score;
+        best = c;
+      }
+    }
+    onehot[static_cast<std::size_t>(r * classes + best)] = 1.0;
+  }
+  return Tensor::from_doubles(dtype, {rows, classes}, onehot);
+}
+}  // namespace
+
+TrainingRun train_mlp(const MlpTrainingConfig& config) {
+  if (config.layer_sizes.size() < 2) {
+    throw_error(ErrorKind::InvalidArgument, "an MLP needs at least an input and an output size");
+  }
+  std::mt19937_64 rng(config.seed);
+  const DType dtype = config.dtype;
+  const std::int64_t classes = config.layer_sizes.back();
+
+  Variable x = matrix(dtype, "x", {kUnknownDim, config.layer_sizes.front()});
+  Variable y = matrix(dtype, "y", {kUnknownDim, classes});
+  std::vector<Variable> params;
+  std::vector<Variable> velocities;
+  Variable h = x;
+  for (std::size_t layer = 0; layer + 1 < config.layer_sizes.size(); ++layer) {
+    const std::int64_t fan_in = config.layer_sizes[layer];
+    const std::int64_t fan_out = config.layer_sizes[layer + 1];
+    const double scale = std::sqrt(2.0 / static_cast<double>(fan_in));
+    Variable w = shared(random_normal(dtype, {fan_in, fan_out}, scale, rng), "W" + std::to_string(layer));
+    Variable b = shared(Tensor::zeros(dtype, {fan_out}), "b" + std::to_string(layer));
+    params.push_back(w);
+    params.push_back(b);
+    h = dot(h, w) + b;
+    if (layer + 2 < config.layer_sizes.size()) h = relu(h);
+  }
+  // Softmax cross-entropy through log-sum-exp.
+  Variable log_probs = h - log(sum(exp(h), {1}, /*keepdims=*/true));
+  Variable loss = -mean(sum(y * log_probs, {1}));
+  std::vector<Variable> grads = grad(loss, params);
+  std::vector<Update> updates;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const Tensor zeros = Tensor::zeros(dtype, params[i].get_value().shape());
+    Variable velocity = shared(zeros, "v_" + params[i].name());
+    Variable new_velocity = config.momentum * velocity - config.learning_rate * grads[i];
+    updates.push_back({velocity, new_velocity});
+    updates.push_back({params[i], params[i] + new_velocity});
+  }
+  FunctionOptions options = config.options;
+  if (options.name.empty()) options.name = "mlp_training (built-in)";
+  TrainingRun run;
+  run.train = function({x, y}, {loss}, updates, options);
+
+  const Tensor inputs = random_normal(dtype, {config.batch_size, config.layer_sizes.front()}, 1.0, rng);
+  const Tensor labels = teacher_labels(inputs, classes, dtype, rng);
+  for (int step = 0; step < config.steps; ++step) {
+    run.losses.push_back((*run.train)({inputs, labels})[0].at(0));
+  }
+  return run;
+}
+
+}  // namespace tscope::models

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// GE: elementwise a >= b, bool result; zero gradient.
+#include "elementwise_def.h"
+#include "tscope/graph/op_registry.h"
+
+namespace tscope::ops {
+namespace {
+constexpr ScalarOp kGEScalar{.name = "ge", .arity = 2, .flops_per_element = 1,
+                             .dtype_rule = ElementwiseDTypeRule::Bool};
+struct GEFn {
+  template <class C>
+  bool operator()(C a, C b) const { return a >= b; }
+};
+}  // namespace
+
+void register_ge(OpRegistry& registry) {
+  registry.add(detail::make_elementwise_def<GEFn, 2>({.name = "GE",
+                                                      .summary = "a >= b (bool)",
+                                                      .scalar = &kGEScalar,
+                                                      .accepted = detail::DTypeSet::Any,
+                                                      .zero_gradient = true}));
+}
+
+}  // namespace tscope::ops

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// Mul: elementwise mul.
+#include "../broadcast_grad.h"
+#include "elementwise_def.h"
+#include "tscope/graph/op_registry.h"
+#include "tscope/ops/elementwise.h"
+#include "tscope/ops/elementwise_more.h"
+
+namespace tscope::ops {
+namespace {
+constexpr ScalarOp kMulScalar{.name = "mul", .arity = 2, .flops_per_element = 1,
+                             .transcendental = false, .dtype_rule = ElementwiseDTypeRule::Promote};
+
+struct MulFn {
+  template <class C>
+    requires(!std::is_same_v<C, bool>)
+  C operator()(C a, C b) const { return a * b; }
+};
+
+std::vector<Variable> pullback_mul(const PullbackContext& ctx) {
+  const Variable& g = ctx.output_grads[0];
+  return {detail::sum_to_type(g * ctx.inputs[1], ctx.inputs[0].type()),
+          detail::sum_to_type(g * ctx.inputs[0], ctx.inputs[1].type())};
+}
+}  // namespace
+
+void register_mul(OpRegistry& registry) {
+  registry.add(detail::make_elementwise_def<MulFn, 2>({.name = "Mul",
+                                                       .summary = "mul0",
+                                                       .scalar = &kMulScalar,
+                                                       .accepted = detail::DTypeSet::Numeric,
+                                                       .pullback = pullback_mul,
+                                                       .commutative = true}));
+}
+
+}  // namespace tscope::ops

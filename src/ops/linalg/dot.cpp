@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: Apache-2.0
+// Dot: matrix and vector products. The fast kernel calls CBLAS gemm/gemv (OpenBLAS); the
+// reference kernel is three plain loops in double.
+#include <cblas.h>
+
+#include <fmt/format.h>
+
+#include "tscope/graph/apply.h"
+#include "tscope/graph/op_registry.h"
+#include "tscope/ops/elementwise.h"
+#include "tscope/ops/linalg.h"
+#include "tscope/ops/registry.h"
+#include "tscope/ops/shape.h"
+
+namespace tscope::ops {
+namespace {
+std::vector<Type> infer_dot(const InferContext& ctx) {
+  const Type& a = ctx.input_type(0);
+  const Type& b = ctx.input_type(1);
+  if (a.rank() < 1 || a.rank() > 2 || b.rank() < 1 || b.rank() > 2) {
+    throw_error(ErrorKind::TypeMismatch, "Dot takes 1-D or 2-D inputs, got {} and {}",
+                a.to_string(), b.to_string());
+  }
+  if (a.dtype == DType::Bool || b.dtype == DType::Bool) {
+    throw_error(ErrorKind::TypeMismatch, "Dot of bool inputs ({} and {})", a.to_string(),
+                b.to_string());
+  }
+  const std::int64_t ka = a.dims[a.rank() - 1];
+  const std::int64_t kb = b.dims[0];
+  if (ka != kUnknownDim && kb != kUnknownDim && ka != kb) {
+    throw_error(ErrorKind::ShapeMismatch, "Dot: inner dimensions differ: {} and {}",
+                a.dims.to_string(), b.dims.to_string());
+  }
+  Dims dims;
+  if (a.rank() == 2) dims.push_back(a.dims[0]);
+  if (b.rank() == 2) dims.push_back(b.dims[1]);
+  return {Type{promote_types(a.dtype, b.dtype), dims}};
+}
+
+struct DotShape {
+  std::int64_t m, k, n;
+};
+
+DotShape check_dot_shapes(const KernelContext& ctx) {
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  const std::int64_t ka = a.shape()[a.rank() - 1];
+  const std::int64_t kb = b.shape()[0];
+  if (ka != kb) {
+    throw Error(ErrorKind::ShapeMismatch,
+                fmt::format("inner dimensions differ: {} and {}", a.shape().to_string(),
+                            b.shape().to_string()))
+        .add_context("in " + ctx.node->describe());
+  }
+  return {a.rank() == 2 ? a.shape()[0] : 1, ka, b.rank() == 2 ? b.shape()[1] : 1};
+}
+
+Dims dot_output_shape(const Tensor& a, const Tensor& b) {
+  Dims dims;
+  if (a.rank() == 2) dims.push_back(a.shape()[0]);
+  if (b.rank() == 2) dims.push_back(b.shape()[1]);
+  return dims;
+}
+
+void compute_dot_reference(KernelContext& ctx) {
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  const DotShape s = check_dot_shapes(ctx);
+  Tensor& out = ctx.allocate_output(0, promote_types(a.dtype(), b.dtype()), dot_output_shape(a, b));
+  visit_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* data = static_cast<T*>(out.raw_data());
+    for (std::int64_t i = 0; i < s.m; ++i) {
+      for (std::int64_t j = 0; j < s.n; ++j) {
+        double total = 0;
+        for (std::int64_t p = 0; p < s.k; ++p) total += a.at(i * s.k + p) * b.at(p * s.n + j);
+        data[i * s.n + j] = static_cast<T>(total);
+      }
+    }
+  });
+}
+
+// Leading dimension and transpose flag that let BLAS read a 2-D tensor without a copy.
+struct BlasOperand {
+  Tensor tensor;
+  CBLAS_TRANSPOSE transpose;
+  int leading;
+};
+
+BlasOperand blas_operand(const Tensor& t) {
+  const Dims& st = t.strides();
+  const std::int64_t rows = t.shape()[0];
+  const std::int64_t cols = t.shape()[1];
+  if (st[1] == 1 && st[0] >= std::max<std::int64_t>(cols, 1)) {
+    return {t, CblasNoTrans, static_cast<int>(std::max<std::int64_t>(st[0], 1))};
+  }
+  if (st[0] == 1 && st[1] >= std::max<std::int64_t>(rows, 1)) {
+    return {t, CblasTrans, static_cast<int>(std::max<std::int64_t>(st[1], 1))};
+  }
+  Tensor copy = t.clone();
+  return {copy, CblasNoTrans, static_cast<int>(std::max<std::int64_t>(cols, 1))};
+}
+
+template <class T>
+void gemm(const BlasOperand& a, const BlasOperand& b, T* out, const DotShape& s) {
+  const auto m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
+  const T* pa = static_cast<const T*>(a.tensor.raw_data());
+  const T* pb = static_cast<const T*>(b.tensor.raw_data());
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemm(CblasRowMajor, a.transpose, b.transpose, m, n, k, 1.0f, pa, a.leading, pb,
+                b.leading, 0.0f, out, std::max(n, 1));
+  } else {
+    cblas_dgemm(CblasRowMajor, a.transpose, b.transpose, m, n, k, 1.0, pa, a.leading, pb,
+                b.leading, 0.0, out, std::max(n, 1));
+  }
+}
+
+void compute_dot_blas(KernelContext& ctx) {
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  const DotShape s = check_dot_shapes(ctx);
+  Tensor& out = ctx.allocate_output(0, a.dtype(), dot_output_shape(a, b));
+  if (s.m == 0 || s.n == 0) return;
+  if (s.k == 0) {
+    std::fill_n(static_cast<char*>(out.raw_data()), out.nbytes(), 0);
+    return;
+  }
+  // Vectors are viewed as 1-row / 1-column matrices so one gemm path serves every case.
+  const Tensor a_data = a.rank() == 2 ? a : a.contiguous();
+  const Tensor b_data = b.rank() == 2 ? b : b.contiguous();
+  const Tensor a2 = a.rank() == 2 ? a_data : a_data.view(Dims{1, s.k}, Dims{s.k, 1}, a_data.offset());
+  const Tensor b2 = b.rank() == 2 ? b_data : b_data.view(Dims{s.k, 1}, Dims{1, 1}, b_data.offset());
+  const BlasOperand pa = blas_operand(a2);
+  const BlasOperand pb = blas_operand(b2);
+  if (a.dtype() == DType::Float32) {
+    gemm<float>(pa, pb, static_cast<float*>(out.raw_data()), s);
+  } else {
+    gemm<double>(pa, pb, static_cast<double*>(out.raw_data()), s);
+  }
+}
+
+bool blas_accepts(std::span<const Variable> inputs, const Attrs&) {
+  return inputs[0].dtype() == inputs[1].dtype() &&
+         (inputs[0].dtype() == DType::Float32 || inputs[0].dtype() == DType::Float64);
+}
+
+std::vector<Variable> pullback_dot(const PullbackContext& ctx) {
+  const Variable& a = ctx.inputs[0];
+  const Variable& b = ctx.inputs[1];
+  const Variable& g = ctx.output_grads[0];
+  if (a.rank() == 2 && b.rank() == 2) return {dot(g, transpose(b)), dot(transpose(a), g)};
+  if (a.rank() == 2 && b.rank() == 1) {
+    return {dot(dimshuffle(g, {0, kNewAxis}), dimshuffle(b, {kNewAxis, 0})), dot(transpose(a), g)};
+  }
+  if (a.rank() == 1 && b.rank() == 2) {
+    return {dot(b, g), dot(dimshuffle(a, {0, kNewAxis}), dimshuffle(g, {kNewAxis, 0}))};
+  }
+  return {g * b, g * a};
+}
+
+Cost dot_cost(const CostContext& ctx) {
+  const Dims& a = ctx.input_shapes[0];
+  const Dims& b = ctx.input_shapes[1];
+  const double m = a.rank() == 2 ? static_cast<double>(a[0]) : 1.0;
+  const double k = static_cast<double>(a[a.rank() - 1]);
+  const double n = b.rank() == 2 ? static_cast<double>(b[1]) : 1.0;
+  const double item = static_cast<double>(dtype_size(ctx.input_dtypes[0]));
+  return Cost{2.0 * m * n * k, (m * k + k * n + m * n) * item};
+}
+}  // namespace
+
+void register_dot(OpRegistry& registry) {
+  registry.add({.name = "Dot",
+                .family = "Dot",
+                .summary = "matrix/vector product",
+                .num_inputs = 2,
+                .infer = infer_dot,
+                .reference = {"ref", compute_dot_reference},
+                .fast = {"blas", compute_dot_blas, blas_accepts},
+                .pullback = pullback_dot,
+                .cost = dot_cost,
+                .print = [](const OpDef&, const Attrs&) { return std::string("dot"); }});
+}
+
+}  // namespace tscope::ops
+
+namespace tscope {
+
+Variable dot(const Variable& a, const Variable& b, const std::source_location& location) {
+  return apply_op1(op_def("Dot"), {a, b}, {}, location);
+}
+
+std::string blas_description() {
+  const char* config = openblas_get_config();
+  return fmt::format("OpenBLAS ({}; {} threads; core {})", config != nullptr ? config : "?",
+                     openblas_get_num_threads(), openblas_get_corename());
+}
+
+}  // namespace tscope

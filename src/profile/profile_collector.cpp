@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tscope/profile/profile_collector.h"
+
+#include "tscope/core/clock.h"
+#include "tscope/core/process_counters.h"
+
+namespace tscope::profile {
+
+void ProfileCollector::attach(const std::shared_ptr<const ProfileSource>& source) {
+  std::lock_guard lock(mutex_);
+  entries_.push_back({source.get(), source, std::nullopt});
+}
+
+void ProfileCollector::retire(const ProfileSource* source, FunctionRecord record) {
+  std::lock_guard lock(mutex_);
+  for (Entry& entry : entries_) {
+    if (entry.key == source && !entry.retired) {
+      entry.retired = std::move(record);
+      entry.live.reset();
+      return;
+    }
+  }
+}
+
+Profile ProfileCollector::snapshot() const {
+  Profile profile;
+  profile.title = title_;
+  profile.grad_ns = grad_time_ns();
+  profile.since_load_ns = ns_since_library_load();
+  std::lock_guard lock(mutex_);
+  for (const Entry& entry : entries_) {
+    if (entry.retired) {
+      profile.functions.push_back(*entry.retired);
+    } else if (auto live = entry.live.lock()) {
+      profile.functions.push_back(live->snapshot());
+    }
+  }
+  return profile;
+}
+
+}  // namespace tscope::profile

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tscope/rewrite/pipeline.h"
+
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+namespace tscope::rewrite {
+namespace {
+struct NodeKey {
+  const OpDef* op;
+  std::size_t attrs_hash;
+  std::vector<const VariableNode*> inputs;
+  bool operator==(const NodeKey& other) const = default;
+};
+struct NodeKeyHash {
+  std::size_t operator()(const NodeKey& key) const noexcept {
+    std::size_t seed = std::hash<const void*>{}(key.op) ^ key.attrs_hash;
+    for (const VariableNode* input : key.inputs) {
+      seed ^= std::hash<const void*>{}(input) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+    }
+    return seed;
+  }
+};
+}  // namespace
+
+std::int64_t merge_duplicate_nodes(FunctionGraph& graph) {
+  std::int64_t merged = 0;
+  std::unordered_map<NodeKey, ApplyNode*, NodeKeyHash> seen;
+  for (ApplyNode* node : graph.toposort()) {
+    NodeKey key{&node->op(), node->attrs().hash(), {}};
+    for (const Variable& input : node->inputs()) key.inputs.push_back(input.node());
+    auto [it, inserted] = seen.try_emplace(key, node);
+    if (inserted || !(it->second->attrs() == node->attrs())) continue;
+    const ApplyNode* original = it->second;
+    for (int i = 0; i < node->num_outputs(); ++i) graph.replace(node->output(i), original->output(i));
+    ++merged;
+  }
+  return merged;
+}
+
+void verify_graph(const FunctionGraph& graph) {
+  for (ApplyNode* node : graph.toposort()) {
+    const std::vector<Type> types = node->op().infer(InferContext{node->op(), node->inputs(), node->attrs()});
+    for (int i = 0; i < node->num_outputs(); ++i) {
+      const Type& recorded = node->output_node(i).type;
+      TSCOPE_CHECK(types[static_cast<std::size_t>(i)].dtype == recorded.dtype &&
+                       types[static_cast<std::size_t>(i)].rank() == recorded.rank(),
+                   fmt::format("verifier: {} output {} recorded {} but its type rule gives {}",
+                               node->describe(), i, recorded.to_string(),
+                               types[static_cast<std::size_t>(i)].to_string()));
+    }
+    TSCOPE_CHECK(node->provenance().site.known() || !node->provenance().user_op.empty(),
+                 "verifier: " + node->to_string() + " lost its provenance");
+  }
+}
+
+RewriteReport run_default_pipeline(FunctionGraph& graph, Clock& clock) {
+  RewriteReport report;
+  report.nodes_before = static_cast<std::int64_t>(graph.node_count());
+  const std::int64_t merge_start_ns = clock.now_ns();
+  const std::int64_t merged = merge_duplicate_nodes(graph);
+  report.rules.push_back({"merge_duplicate_nodes", clock.now_ns() - merge_start_ns, merged});
+  const std::int64_t validate_start_ns = clock.now_ns();
+  verify_graph(graph);
+  report.validate_ns = clock.now_ns() - validate_start_ns;
+  report.nodes_after = static_cast<std::int64_t>(graph.node_count());
+  return report;
+}
+
+}  // namespace tscope::rewrite

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Subcommands of the tscope CLI. Each registers its options and returns the action to run.
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace tscope::cli {
+
+using Action = std::function<int()>;
+
+Action add_profile_command(CLI::App& app);
+Action add_ops_command(CLI::App& app);
+
+}  // namespace tscope::cli

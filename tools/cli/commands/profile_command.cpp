@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+// `tscope profile`: run the built-in training job with the profiler on and print the report.
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "tscope/models/mlp_training.h"
+#include "tscope/ops/linalg.h"
+#include "tscope/profile/report_text.h"
+
+namespace tscope::cli {
+
+Action add_profile_command(CLI::App& app) {
+  struct Settings {
+    int steps = 20;
+    std::int64_t batch_size = 64;
+    int n_ops = 20;
+    int n_apply = 20;
+    bool distribution = false;
+    bool io = false;
+  };
+  auto settings = std::make_shared<Settings>();
+  CLI::App* command = app.add_subcommand("profile", "Run a training function with the profiler on and print the profile");
+  command->add_option("--steps", settings->steps, "training steps")->check(CLI::PositiveNumber);
+  command->add_option("--batch", settings->batch_size, "batch size")->check(CLI::PositiveNumber);
+  command->add_option("--n-ops", settings->n_ops, "rows in the Class and Ops tables")->check(CLI::PositiveNumber);
+  command->add_option("--n-apply", settings->n_apply, "rows in the Apply table")->check(CLI::PositiveNumber);
+  command->add_flag("--dist", settings->distribution, "add min/max time columns to the Apply table");
+  command->add_flag("--io", settings->io, "print dtype/shape/strides of every node's inputs and outputs");
+  return [command, settings]() {
+    if (!command->parsed()) return -1;
+    models::MlpTrainingConfig config;
+    config.steps = settings->steps;
+    config.batch_size = settings->batch_size;
+    config.options.profile = true;
+    const models::TrainingRun run = models::train_mlp(config);
+    profile::Profile profile = run.train->collector()->snapshot();
+    profile.blas = blas_description();
+    std::cout << profile::render_text(profile, {.n_ops = settings->n_ops,
+                                                .n_apply = settings->n_apply,
+                                                .show_io = settings->io,
+                                                .show_distribution = settings->distribution});
+    std::cout << fmt::format("Training loss: first step {:.4f}, last step {:.4f} ({} steps)\n",
+                             run.losses.front(), run.losses.back(), run.losses.size());
+    return 0;
+  };
+}
+
+}  // namespace tscope::cli

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// The tscope command line: parses arguments, calls the library, prints errors with their context
+// and maps ErrorKind to exit codes (docs/error_handling.md).
+#include <iostream>
+#include <vector>
+
+#include "commands/commands.h"
+#include "tscope/core/error.h"
+
+namespace {
+int exit_code_for(tscope::ErrorKind kind) {
+  switch (kind) {
+    case tscope::ErrorKind::InvalidArgument:
+    case tscope::ErrorKind::BadFlag: return 2;
+    case tscope::ErrorKind::Io: return 3;
+    case tscope::ErrorKind::TypeMismatch:
+    case tscope::ErrorKind::ShapeMismatch:
+    case tscope::ErrorKind::IndexOutOfRange: return 4;
+    case tscope::ErrorKind::Unsupported:
+    case tscope::ErrorKind::NotDifferentiable: return 5;
+    case tscope::ErrorKind::Internal: return 70;
+  }
+  return 1;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Tensorscope: a tensor-graph compiler and runtime that tells you where the time and memory go"};
+  app.require_subcommand(1);
+  std::vector<tscope::cli::Action> actions = {tscope::cli::add_profile_command(app),
+                                              tscope::cli::add_ops_command(app)};
+  CLI11_PARSE(app, argc, argv);
+  try {
+    for (const auto& action : actions) {
+      const int status = action();
+      if (status >= 0) return status;
+    }
+  } catch (const tscope::Error& error) {
+    std::cerr << "tscope: error: " << error.what() << "\n";
+    return exit_code_for(error.kind());
+  } catch (const std::exception& error) {
+    std::cerr << "tscope: internal error: " << error.what() << "\n";
+    return 70;
+  }
+  return 1;
+}
