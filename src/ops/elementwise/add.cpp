@@ -24,7 +24,7 @@ std::vector<Variable> pullback_add(const PullbackContext& ctx) {
 
 void register_add(OpRegistry& registry) {
   registry.add(detail::make_elementwise_def<AddFn, 2>({.name = "Add",
-                                                       .summary = "add0",
+                                                       .summary = "a + b, broadcasting",
                                                        .scalar = &kAddScalar,
                                                        .accepted = detail::DTypeSet::Numeric,
                                                        .pullback = pullback_add,

@@ -26,7 +26,7 @@ std::vector<Variable> pullback_exp(const PullbackContext& ctx) {
 
 void register_exp(OpRegistry& registry) {
   registry.add(detail::make_elementwise_def<ExpFn, 1>({.name = "Exp",
-                                                       .summary = "exp0",
+                                                       .summary = "e to the power x",
                                                        .scalar = &kExpScalar,
                                                        .accepted = detail::DTypeSet::Float,
                                                        .pullback = pullback_exp,

@@ -26,7 +26,7 @@ std::vector<Variable> pullback_log(const PullbackContext& ctx) {
 
 void register_log(OpRegistry& registry) {
   registry.add(detail::make_elementwise_def<LogFn, 1>({.name = "Log",
-                                                       .summary = "log0",
+                                                       .summary = "natural logarithm",
                                                        .scalar = &kLogScalar,
                                                        .accepted = detail::DTypeSet::Float,
                                                        .pullback = pullback_log,

@@ -29,7 +29,7 @@ std::vector<Variable> pullback_maximum(const PullbackContext& ctx) {
 
 void register_maximum(OpRegistry& registry) {
   registry.add(detail::make_elementwise_def<MaximumFn, 2>({.name = "Maximum",
-                                                       .summary = "maximum0",
+                                                       .summary = "larger of a and b",
                                                        .scalar = &kMaximumScalar,
                                                        .accepted = detail::DTypeSet::Numeric,
                                                        .pullback = pullback_maximum,

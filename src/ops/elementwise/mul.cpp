@@ -26,7 +26,7 @@ std::vector<Variable> pullback_mul(const PullbackContext& ctx) {
 
 void register_mul(OpRegistry& registry) {
   registry.add(detail::make_elementwise_def<MulFn, 2>({.name = "Mul",
-                                                       .summary = "mul0",
+                                                       .summary = "a * b, broadcasting",
                                                        .scalar = &kMulScalar,
                                                        .accepted = detail::DTypeSet::Numeric,
                                                        .pullback = pullback_mul,

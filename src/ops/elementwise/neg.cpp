@@ -23,7 +23,7 @@ std::vector<Variable> pullback_neg(const PullbackContext& ctx) {
 
 void register_neg(OpRegistry& registry) {
   registry.add(detail::make_elementwise_def<NegFn, 1>({.name = "Neg",
-                                                       .summary = "neg0",
+                                                       .summary = "-x",
                                                        .scalar = &kNegScalar,
                                                        .accepted = detail::DTypeSet::Numeric,
                                                        .pullback = pullback_neg,

@@ -23,7 +23,7 @@ std::vector<Variable> pullback_sqr(const PullbackContext& ctx) {
 
 void register_sqr(OpRegistry& registry) {
   registry.add(detail::make_elementwise_def<SqrFn, 1>({.name = "Sqr",
-                                                       .summary = "sqr0",
+                                                       .summary = "x * x",
                                                        .scalar = &kSqrScalar,
                                                        .accepted = detail::DTypeSet::Numeric,
                                                        .pullback = pullback_sqr,

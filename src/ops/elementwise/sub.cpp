@@ -25,7 +25,7 @@ std::vector<Variable> pullback_sub(const PullbackContext& ctx) {
 
 void register_sub(OpRegistry& registry) {
   registry.add(detail::make_elementwise_def<SubFn, 2>({.name = "Sub",
-                                                       .summary = "sub0",
+                                                       .summary = "a - b, broadcasting",
                                                        .scalar = &kSubScalar,
                                                        .accepted = detail::DTypeSet::Numeric,
                                                        .pullback = pullback_sub,

@@ -27,7 +27,7 @@ std::vector<Variable> pullback_true_div(const PullbackContext& ctx) {
 
 void register_true_div(OpRegistry& registry) {
   registry.add(detail::make_elementwise_def<TrueDivFn, 2>({.name = "TrueDiv",
-                                                       .summary = "true_div0",
+                                                       .summary = "a / b in floating point",
                                                        .scalar = &kTrueDivScalar,
                                                        .accepted = detail::DTypeSet::Float,
                                                        .pullback = pullback_true_div,

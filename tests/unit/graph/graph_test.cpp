@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "support/test_util.h"
+
+namespace tscope {
+namespace {
+
+TEST(Graph, OutputHandleKeepsItsApplyAlive) {
+  Variable out;
+  {
+    Variable x = vector(DType::Float32, "x");
+    out = exp(x + 1.0);
+  }
+  ASSERT_NE(out.owner(), nullptr);
+  EXPECT_EQ(out.owner()->to_string(), "Elemwise{exp,no_inplace}(Elemwise{add,no_inplace}.0)");
+  EXPECT_EQ(out.owner()->input(0).owner()->input(0).name(), "x");
+}
+
+TEST(Graph, ApplyRecordsCreationSiteAndUserOp) {
+  Variable x = vector(DType::Float32, "x");
+  Variable y = x * 2.0;
+  const Provenance& provenance = y.owner()->provenance();
+  EXPECT_EQ(provenance.user_op, "Mul");
+  EXPECT_NE(provenance.site.file.find("graph_test.cpp"), std::string::npos);
+  EXPECT_EQ(provenance.site.line, 20u);
+}
+
+TEST(Graph, CompositeBuilderNodesReportTheComposite) {
+  Variable x = vector(DType::Float32, "x");
+  Variable y = relu(x);
+  EXPECT_EQ(y.owner()->provenance().user_op, "relu");
+  EXPECT_EQ(y.owner()->input(1).node()->provenance.user_op, "constant");
+}
+
+TEST(Graph, TopologicalOrderIsDeterministicAndComplete) {
+  Variable a = scalar(DType::Float64, "a");
+  Variable b = a + 1.0;
+  Variable c = b * b;
+  Variable d = c - b;
+  FunctionGraph graph = FunctionGraph::clone_of({a}, {d});
+  const auto order = graph.toposort();
+  ASSERT_EQ(order.size(), 3u);
+  EXPECT_EQ(order[0]->op().name, "Add");
+  EXPECT_EQ(order[1]->op().name, "Mul");
+  EXPECT_EQ(order[2]->op().name, "Sub");
+}
+
+TEST(Graph, DeepChainDoesNotOverflowTheStack) {
+  Variable x = scalar(DType::Float64, "x");
+  Variable y = x;
+  for (int i = 0; i < 20000; ++i) y = y + 1.0;
+  Function f = function({x}, {y});
+  EXPECT_EQ(f({Tensor::scalar(0.0)})[0].at(0), 20000.0);
+}
+
+TEST(Graph, ArityIsChecked) {
+  Variable x = vector(DType::Float32, "x");
+  EXPECT_THROW((void)apply_op1(op_def("Add"), {x}, {}, std::source_location::current()), Error);
+}
+
+TEST(Graph, UnknownOpNameIsAClearError) {
+  try {
+    (void)op_def("Frobnicate");
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("Frobnicate"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace tscope

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "support/test_util.h"
+
+namespace tscope {
+namespace {
+
+using testing::all_close;
+
+TEST(Function, SeveralOutputsWithAndWithoutGc) {
+  for (bool allow_gc : {true, false}) {
+    Variable x = vector(DType::Float32, "x");
+    Variable y = x * 2.0 + 1.0;
+    Variable z = exp(y) - y;
+    FunctionOptions options;
+    options.allow_gc = allow_gc;
+    Function f = function({x}, {y, z, sum(z)}, {}, options);
+    for (int call = 0; call < 3; ++call) {
+      const Tensor vx = Tensor::from_vector<float>({3}, {0.0f, 0.5f, static_cast<float>(call)});
+      const auto out = f({vx});
+      ASSERT_EQ(out.size(), 3u);
+      for (std::int64_t i = 0; i < 3; ++i) {
+        const double yv = vx.at(i) * 2.0 + 1.0;
+        EXPECT_NEAR(out[0].at(i), yv, 1e-6);
+        EXPECT_NEAR(out[1].at(i), std::exp(yv) - yv, 1e-4);
+      }
+    }
+  }
+}
+
+TEST(Function, ResultsHeldByCallerSurviveTheNextCall) {
+  Variable x = vector(DType::Float32, "x");
+  FunctionOptions options;
+  options.allow_gc = false;  // buffers are kept and reused between calls
+  Function f = function({x}, {x * 3.0}, {}, options);
+  const Tensor first = f({Tensor::from_vector<float>({2}, {1, 2})})[0];
+  const Tensor second = f({Tensor::from_vector<float>({2}, {5, 6})})[0];
+  EXPECT_EQ(first.to_doubles(), (std::vector<double>{3, 6}));
+  EXPECT_EQ(second.to_doubles(), (std::vector<double>{15, 18}));
+}
+
+TEST(Function, UpdatesApplyAfterTheCall) {
+  Variable counter = shared(Tensor::scalar(0.0, DType::Float64), "counter");
+  Variable step = scalar(DType::Float64, "step");
+  Function f = function({step}, {counter * 1.0}, {{counter, counter + step}});
+  EXPECT_EQ(f({Tensor::scalar(2.0)})[0].at(0), 0.0);  // output sees the old value
+  EXPECT_EQ(counter.get_value().at(0), 2.0);
+  EXPECT_EQ(f({Tensor::scalar(3.0)})[0].at(0), 2.0);
+  EXPECT_EQ(counter.get_value().at(0), 5.0);
+}
+
+TEST(Function, UpdateTypeMismatchIsRejected) {
+  Variable w = shared(Tensor::zeros(DType::Float32, {3}), "w");
+  Variable x = matrix(DType::Float32, "x");
+  try {
+    (void)function({x}, {}, {{w, x}});
+    FAIL() << "expected TypeMismatch";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::TypeMismatch);
+    EXPECT_NE(std::string(error.what()).find("'w'"), std::string::npos) << error.what();
+  }
+}
+
+TEST(Function, InputValidationNamesTheInput) {
+  Variable x = matrix(DType::Float32, "features", {kUnknownDim, 4});
+  Function f = function({x}, {sum(x)});
+  try {
+    (void)f({Tensor::zeros(DType::Float64, {2, 4})});
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::TypeMismatch);
+    EXPECT_NE(std::string(error.what()).find("features"), std::string::npos);
+  }
+  try {
+    (void)f({Tensor::zeros(DType::Float32, {2, 5})});
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::ShapeMismatch);
+    EXPECT_NE(std::string(error.what()).find("(2, 5)"), std::string::npos);
+  }
+  EXPECT_THROW((void)f({}), Error);
+}
+
+TEST(Function, MissingInputIsReportedAtCompileTime) {
+  Variable x = vector(DType::Float32, "x");
+  Variable y = vector(DType::Float32, "y");
+  try {
+    (void)function({x}, {x + y});
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(error.what()).find("'y'"), std::string::npos) << error.what();
+  }
+}
+
+TEST(Function, DuplicateNodesAreMerged) {
+  Variable x = vector(DType::Float32, "x");
+  Function f = function({x}, {exp(x) + exp(x)});
+  EXPECT_EQ(f.graph().node_count(), 2u);
+  EXPECT_TRUE(all_close(f({Tensor::from_vector<float>({1}, {0.0f})})[0],
+                        Tensor::from_vector<float>({1}, {2.0f})));
+}
+
+TEST(Function, OutputCanBeAnInputOrShared) {
+  Variable x = vector(DType::Float32, "x");
+  Variable s = shared(Tensor::from_vector<float>({1}, {7.0f}), "s");
+  Function f = function({x}, {x, s});
+  const auto out = f({Tensor::from_vector<float>({1}, {3.0f})});
+  EXPECT_EQ(out[0].at(0), 3.0);
+  EXPECT_EQ(out[1].at(0), 7.0);
+}
+
+TEST(Function, ProvenanceSurvivesCompilation) {
+  Variable x = vector(DType::Float32, "x");
+  Variable y = relu(x);  // line recorded here
+  Function f = function({x}, {y});
+  const auto nodes = f.graph().toposort();
+  ASSERT_EQ(nodes.size(), 1u);
+  EXPECT_EQ(nodes[0]->provenance().user_op, "relu");
+  EXPECT_NE(nodes[0]->provenance().site.short_string().find("function_test.cpp"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tscope

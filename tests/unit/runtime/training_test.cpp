@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// End-to-end: the built-in MLP trains, and the loss falls by a stated factor.
+#include "support/test_util.h"
+#include "tscope/models/mlp_training.h"
+
+namespace tscope {
+namespace {
+
+TEST(Training, SmallMlpLossFallsTenfoldIn30Steps) {
+  models::MlpTrainingConfig config;
+  config.layer_sizes = {32, 64, 64, 5};
+  config.batch_size = 32;
+  config.steps = 30;
+  const models::TrainingRun run = models::train_mlp(config);
+  ASSERT_EQ(run.losses.size(), 30u);
+  EXPECT_LT(run.losses.back(), run.losses.front() / 10.0)
+      << "first " << run.losses.front() << " last " << run.losses.back();
+}
+
+TEST(Training, ReferenceKernelsGiveTheSameLosses) {
+  models::MlpTrainingConfig config;
+  config.layer_sizes = {16, 8, 3};
+  config.batch_size = 8;
+  config.steps = 5;
+  config.dtype = DType::Float64;
+  const models::TrainingRun fast = models::train_mlp(config);
+  config.options.reference_kernels = true;
+  const models::TrainingRun reference = models::train_mlp(config);
+  for (std::size_t i = 0; i < fast.losses.size(); ++i) {
+    EXPECT_NEAR(fast.losses[i], reference.losses[i], 1e-9 * std::max(1.0, std::abs(fast.losses[i])));
+  }
+}
+
+}  // namespace
+}  // namespace tscope
