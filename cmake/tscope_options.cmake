@@ -9,7 +9,6 @@ endif()
 
 option(TSCOPE_BUILD_TESTS "Build the GoogleTest suites" ${_tscope_top_level})
 option(TSCOPE_BUILD_BENCHMARKS "Build the Google Benchmark binaries" OFF)
-option(TSCOPE_ENABLE_PROFILER "Compile the profiler's recording path into the VM" ON)
 option(TSCOPE_WERROR "Treat compiler warnings as errors" OFF)
 set(TSCOPE_SANITIZE "" CACHE STRING "Semicolon list of sanitizers (address;undefined;thread)")
 
@@ -24,7 +23,7 @@ if(TSCOPE_CCACHE)
 endif()
 
 message(STATUS "Tensorscope options:")
-foreach(_opt TSCOPE_BUILD_TESTS TSCOPE_BUILD_BENCHMARKS TSCOPE_ENABLE_PROFILER TSCOPE_WERROR
+foreach(_opt TSCOPE_BUILD_TESTS TSCOPE_BUILD_BENCHMARKS TSCOPE_WERROR
         TSCOPE_SANITIZE CMAKE_BUILD_TYPE)
   message(STATUS "  ${_opt} = ${${_opt}}")
 endforeach()
