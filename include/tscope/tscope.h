@@ -9,6 +9,7 @@
 #include "tscope/graph/function_graph.h"
 #include "tscope/ops/elementwise.h"
 #include "tscope/ops/elementwise_more.h"
+#include "tscope/ops/indexing.h"
 #include "tscope/ops/linalg.h"
 #include "tscope/ops/reduce.h"
 #include "tscope/ops/registry.h"

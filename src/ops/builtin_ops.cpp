@@ -7,6 +7,7 @@
 namespace tscope {
 namespace ops {
 void register_elementwise_ops(OpRegistry& registry);
+void register_indexing_ops(OpRegistry& registry);
 void register_linalg_ops(OpRegistry& registry);
 void register_reduce_ops(OpRegistry& registry);
 void register_shape_ops(OpRegistry& registry);
@@ -16,6 +17,7 @@ const OpRegistry& op_registry() {
   static const OpRegistry registry = [] {
     OpRegistry built;
     ops::register_elementwise_ops(built);
+    ops::register_indexing_ops(built);
     ops::register_linalg_ops(built);
     ops::register_reduce_ops(built);
     ops::register_shape_ops(built);
