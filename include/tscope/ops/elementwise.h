@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-/// Elementwise builders and C++ operators on Variables. Every builder records the user's call site.
+/// Elementwise arithmetic and math builders and C++ operators on Variables. Every builder records
+/// the user's call site. Comparisons, logic, selection and casts are in elementwise_more.h.
 ///
 ///   Variable x = matrix(DType::Float32, "x");
 ///   Variable y = 2.0 * exp(-x) + x;   // Elemwise{mul}, Elemwise{exp}, Elemwise{neg}, ...
+///
+/// Integer semantics follow NumPy: overflow wraps, int_div floors (-7 // 2 == -4), mod takes the
+/// divisor's sign (-7 % 3 == 2), and integer division or remainder by zero gives 0.
 #include <source_location>
 
 #include "tscope/graph/variable.h"
@@ -42,31 +46,102 @@ Variable operator+(const Operand& a, const Operand& b);
 Variable operator-(const Operand& a, const Operand& b);
 Variable operator*(const Operand& a, const Operand& b);
 Variable operator/(const Operand& a, const Operand& b);
+/// mod(a, b): remainder with the divisor's sign.
+Variable operator%(const Operand& a, const Operand& b);
 Variable operator-(const Operand& a);
 
 /// Applies a registered elementwise op by name ("Add", "Exp", ...) to operands; numbers become
 /// constants of the first Variable operand's dtype.
-Variable elementwise(std::string_view op_name, std::initializer_list<Operand> operands,
+Variable elementwise(std::string_view op_name,
+                     std::initializer_list<Operand> operands,
                      const std::source_location& location = std::source_location::current());
 
-Variable add(const Operand& a, const Operand& b,
+Variable add(const Operand& a,
+             const Operand& b,
              const std::source_location& location = std::source_location::current());
-Variable sub(const Operand& a, const Operand& b,
+Variable sub(const Operand& a,
+             const Operand& b,
              const std::source_location& location = std::source_location::current());
-Variable mul(const Operand& a, const Operand& b,
+Variable mul(const Operand& a,
+             const Operand& b,
              const std::source_location& location = std::source_location::current());
-Variable true_div(const Operand& a, const Operand& b,
+/// a / b in floating point; integer inputs give float.
+Variable true_div(const Operand& a,
+                  const Operand& b,
                   const std::source_location& location = std::source_location::current());
+/// Floor division a // b in the inputs' dtype.
+Variable int_div(const Operand& a,
+                 const Operand& b,
+                 const std::source_location& location = std::source_location::current());
+/// Remainder with the sign of b, so that a == int_div(a, b) * b + mod(a, b).
+Variable mod(const Operand& a,
+             const Operand& b,
+             const std::source_location& location = std::source_location::current());
+/// a to the power b in floating point.
+Variable pow(const Operand& a,
+             const Operand& b,
+             const std::source_location& location = std::source_location::current());
+Variable maximum(const Operand& a,
+                 const Operand& b,
+                 const std::source_location& location = std::source_location::current());
+Variable minimum(const Operand& a,
+                 const Operand& b,
+                 const std::source_location& location = std::source_location::current());
+/// min(max(x, low), high).
+Variable clip(const Operand& x,
+              const Operand& low,
+              const Operand& high,
+              const std::source_location& location = std::source_location::current());
+
 Variable neg(const Variable& x,
              const std::source_location& location = std::source_location::current());
-Variable exp(const Variable& x,
+Variable abs(const Variable& x,
              const std::source_location& location = std::source_location::current());
-Variable log(const Variable& x,
+/// -1, 0 or 1 in x's dtype.
+Variable sgn(const Variable& x,
              const std::source_location& location = std::source_location::current());
-Variable maximum(const Operand& a, const Operand& b,
-                 const std::source_location& location = std::source_location::current());
 Variable sqr(const Variable& x,
              const std::source_location& location = std::source_location::current());
+Variable sqrt(const Variable& x,
+              const std::source_location& location = std::source_location::current());
+/// 1 / x (Theano's inv).
+Variable reciprocal(const Variable& x,
+                    const std::source_location& location = std::source_location::current());
+Variable exp(const Variable& x,
+             const std::source_location& location = std::source_location::current());
+Variable exp2(const Variable& x,
+              const std::source_location& location = std::source_location::current());
+Variable expm1(const Variable& x,
+               const std::source_location& location = std::source_location::current());
+Variable log(const Variable& x,
+             const std::source_location& location = std::source_location::current());
+Variable log2(const Variable& x,
+              const std::source_location& location = std::source_location::current());
+Variable log10(const Variable& x,
+               const std::source_location& location = std::source_location::current());
+Variable log1p(const Variable& x,
+               const std::source_location& location = std::source_location::current());
+Variable tanh(const Variable& x,
+              const std::source_location& location = std::source_location::current());
+/// 1 / (1 + exp(-x)), stable for any x.
+Variable sigmoid(const Variable& x,
+                 const std::source_location& location = std::source_location::current());
+/// log(1 + exp(x)), stable for any x.
+Variable softplus(const Variable& x,
+                  const std::source_location& location = std::source_location::current());
+Variable sin(const Variable& x,
+             const std::source_location& location = std::source_location::current());
+Variable cos(const Variable& x,
+             const std::source_location& location = std::source_location::current());
+Variable erf(const Variable& x,
+             const std::source_location& location = std::source_location::current());
+Variable floor(const Variable& x,
+               const std::source_location& location = std::source_location::current());
+Variable ceil(const Variable& x,
+              const std::source_location& location = std::source_location::current());
+/// Nearest whole number, ties to even (NumPy's round; Theano's round_half_to_even).
+Variable round(const Variable& x,
+               const std::source_location& location = std::source_location::current());
 /// max(x, 0).
 Variable relu(const Variable& x,
               const std::source_location& location = std::source_location::current());

@@ -1,24 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
-// Add: elementwise add.
+// Add: a + b with NumPy broadcasting; integer overflow wraps.
 #include "../broadcast_grad.h"
 #include "elementwise_def.h"
+#include "scalar_math.h"
 #include "tscope/graph/op_registry.h"
-#include "tscope/ops/elementwise.h"
-#include "tscope/ops/elementwise_more.h"
 
 namespace tscope::ops {
 namespace {
-constexpr ScalarOp kAddScalar{.name = "add", .arity = 2, .flops_per_element = 1,
-                             .transcendental = false, .dtype_rule = ElementwiseDTypeRule::Promote};
+constexpr ScalarOp kAddScalar{.name = "add",
+                              .arity = 2,
+                              .flops_per_element = 1,
+                              .transcendental = false,
+                              .dtype_rule = ElementwiseDTypeRule::Promote};
 
 struct AddFn {
   template <class C>
-  C operator()(C a, C b) const { return a + b; }
+  C operator()(C a, C b) const {
+    return detail::wrapping_add(a, b);
+  }
 };
 
 std::vector<Variable> pullback_add(const PullbackContext& ctx) {
   const Variable& g = ctx.output_grads[0];
-  return {detail::sum_to_type(g, ctx.inputs[0].type()), detail::sum_to_type(g, ctx.inputs[1].type())};
+  return {detail::sum_to_type(g, ctx.inputs[0].type()),
+          detail::sum_to_type(g, ctx.inputs[1].type())};
 }
 }  // namespace
 

@@ -7,11 +7,19 @@
 
 namespace tscope::ops {
 namespace {
-constexpr ScalarOp kCastScalar{.name = "cast", .arity = 1, .flops_per_element = 0,
+constexpr ScalarOp kCastScalar{.name = "cast",
+                               .arity = 1,
+                               .flops_per_element = 0,
                                .dtype_rule = ElementwiseDTypeRule::Explicit};
+
+// The output dtype is the "dtype" attribute, not the functor's return type: the loop converts
+// with static_cast as it stores each element.
 struct CastFn {
+  static constexpr bool kExplicitOutputDType = true;
   template <class C>
-  C operator()(C a) const { return a; }
+  C operator()(C a) const {
+    return a;
+  }
 };
 
 std::vector<Variable> pullback_cast(const PullbackContext& ctx) {

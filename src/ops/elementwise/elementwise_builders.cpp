@@ -17,7 +17,8 @@ Variable Operand::as_variable(DType like) const {
   return make_constant(Tensor::scalar(number_, dtype), "", location_);
 }
 
-Variable elementwise(std::string_view op_name, std::initializer_list<Operand> operands,
+Variable elementwise(std::string_view op_name,
+                     std::initializer_list<Operand> operands,
                      const std::source_location& location) {
   DType like = DType::Float64;
   bool found = false;
@@ -43,39 +44,83 @@ Variable operator+(const Operand& a, const Operand& b) { return add(a, b, a.loca
 Variable operator-(const Operand& a, const Operand& b) { return sub(a, b, a.location()); }
 Variable operator*(const Operand& a, const Operand& b) { return mul(a, b, a.location()); }
 Variable operator/(const Operand& a, const Operand& b) { return true_div(a, b, a.location()); }
-Variable operator-(const Operand& a) {
-  return neg(a.as_variable(DType::Float64), a.location());
-}
+Variable operator%(const Operand& a, const Operand& b) { return mod(a, b, a.location()); }
+Variable operator-(const Operand& a) { return neg(a.as_variable(DType::Float64), a.location()); }
+Variable operator<(const Operand& a, const Operand& b) { return lt(a, b, a.location()); }
+Variable operator>(const Operand& a, const Operand& b) { return gt(a, b, a.location()); }
+Variable operator<=(const Operand& a, const Operand& b) { return le(a, b, a.location()); }
+Variable operator>=(const Operand& a, const Operand& b) { return ge(a, b, a.location()); }
+Variable operator!(const Variable& x) { return logical_not(x); }
 
-Variable add(const Operand& a, const Operand& b, const std::source_location& location) {
-  return elementwise("Add", {a, b}, location);
+// Binary builders: one line each, the op name is all that differs.
+#define TSCOPE_BINARY_BUILDER(builder, op_name)                                                \
+  Variable builder(const Operand& a, const Operand& b, const std::source_location& location) { \
+    return elementwise(op_name, {a, b}, location);                                             \
+  }
+TSCOPE_BINARY_BUILDER(add, "Add")
+TSCOPE_BINARY_BUILDER(sub, "Sub")
+TSCOPE_BINARY_BUILDER(mul, "Mul")
+TSCOPE_BINARY_BUILDER(true_div, "TrueDiv")
+TSCOPE_BINARY_BUILDER(int_div, "IntDiv")
+TSCOPE_BINARY_BUILDER(mod, "Mod")
+TSCOPE_BINARY_BUILDER(pow, "Pow")
+TSCOPE_BINARY_BUILDER(maximum, "Maximum")
+TSCOPE_BINARY_BUILDER(minimum, "Minimum")
+TSCOPE_BINARY_BUILDER(eq, "EQ")
+TSCOPE_BINARY_BUILDER(neq, "NEQ")
+TSCOPE_BINARY_BUILDER(lt, "LT")
+TSCOPE_BINARY_BUILDER(gt, "GT")
+TSCOPE_BINARY_BUILDER(le, "LE")
+TSCOPE_BINARY_BUILDER(ge, "GE")
+TSCOPE_BINARY_BUILDER(logical_and, "And")
+TSCOPE_BINARY_BUILDER(logical_or, "Or")
+TSCOPE_BINARY_BUILDER(logical_xor, "Xor")
+#undef TSCOPE_BINARY_BUILDER
+
+#define TSCOPE_UNARY_BUILDER(builder, op_name)                                \
+  Variable builder(const Variable& x, const std::source_location& location) { \
+    return elementwise(op_name, {x}, location);                               \
+  }
+TSCOPE_UNARY_BUILDER(neg, "Neg")
+TSCOPE_UNARY_BUILDER(abs, "Abs")
+TSCOPE_UNARY_BUILDER(sgn, "Sgn")
+TSCOPE_UNARY_BUILDER(sqr, "Sqr")
+TSCOPE_UNARY_BUILDER(sqrt, "Sqrt")
+TSCOPE_UNARY_BUILDER(reciprocal, "Reciprocal")
+TSCOPE_UNARY_BUILDER(exp, "Exp")
+TSCOPE_UNARY_BUILDER(exp2, "Exp2")
+TSCOPE_UNARY_BUILDER(expm1, "Expm1")
+TSCOPE_UNARY_BUILDER(log, "Log")
+TSCOPE_UNARY_BUILDER(log2, "Log2")
+TSCOPE_UNARY_BUILDER(log10, "Log10")
+TSCOPE_UNARY_BUILDER(log1p, "Log1p")
+TSCOPE_UNARY_BUILDER(tanh, "Tanh")
+TSCOPE_UNARY_BUILDER(sigmoid, "Sigmoid")
+TSCOPE_UNARY_BUILDER(softplus, "Softplus")
+TSCOPE_UNARY_BUILDER(sin, "Sin")
+TSCOPE_UNARY_BUILDER(cos, "Cos")
+TSCOPE_UNARY_BUILDER(erf, "Erf")
+TSCOPE_UNARY_BUILDER(floor, "Floor")
+TSCOPE_UNARY_BUILDER(ceil, "Ceil")
+TSCOPE_UNARY_BUILDER(round, "Round")
+TSCOPE_UNARY_BUILDER(logical_not, "Not")
+#undef TSCOPE_UNARY_BUILDER
+
+Variable clip(const Operand& x,
+              const Operand& low,
+              const Operand& high,
+              const std::source_location& location) {
+  return elementwise("Clip", {x, low, high}, location);
 }
-Variable sub(const Operand& a, const Operand& b, const std::source_location& location) {
-  return elementwise("Sub", {a, b}, location);
-}
-Variable mul(const Operand& a, const Operand& b, const std::source_location& location) {
-  return elementwise("Mul", {a, b}, location);
-}
-Variable true_div(const Operand& a, const Operand& b, const std::source_location& location) {
-  return elementwise("TrueDiv", {a, b}, location);
-}
-Variable maximum(const Operand& a, const Operand& b, const std::source_location& location) {
-  return elementwise("Maximum", {a, b}, location);
-}
-Variable ge(const Operand& a, const Operand& b, const std::source_location& location) {
-  return elementwise("GE", {a, b}, location);
-}
-Variable neg(const Variable& x, const std::source_location& location) {
-  return elementwise("Neg", {x}, location);
-}
-Variable exp(const Variable& x, const std::source_location& location) {
-  return elementwise("Exp", {x}, location);
-}
-Variable log(const Variable& x, const std::source_location& location) {
-  return elementwise("Log", {x}, location);
-}
-Variable sqr(const Variable& x, const std::source_location& location) {
-  return elementwise("Sqr", {x}, location);
+Variable switch_(const Variable& condition,
+                 const Operand& a,
+                 const Operand& b,
+                 const std::source_location& location) {
+  // Numbers take the dtype of the first Variable branch, not of the bool condition.
+  const Operand& like = a.is_number() ? b : a;
+  const DType dtype = like.is_number() ? DType::Float64 : like.variable().dtype();
+  return apply_op1(op_def("Switch"), {condition, a.as_variable(dtype), b.as_variable(dtype)}, {},
+                   location);
 }
 Variable relu(const Variable& x, const std::source_location& location) {
   ProvenanceScope scope("relu", location);

@@ -7,20 +7,29 @@ namespace tscope::ops::detail {
 namespace {
 bool accepts_dtype(DTypeSet accepted, DType dtype) {
   switch (accepted) {
-    case DTypeSet::Any: return true;
-    case DTypeSet::Numeric: return dtype != DType::Bool;
-    case DTypeSet::Float: return true;  // integers are promoted to float by the dtype rule
-    case DTypeSet::IntegralOrBool: return !is_floating(dtype);
+    case DTypeSet::Any:
+      return true;
+    case DTypeSet::Numeric:
+      return dtype != DType::Bool;
+    // Integers are promoted to float by the dtype rule; bool is not a number here.
+    case DTypeSet::Float:
+      return dtype != DType::Bool;
+    case DTypeSet::IntegralOrBool:
+      return !is_floating(dtype);
   }
   return false;
 }
 
 std::string_view accepted_name(DTypeSet accepted) {
   switch (accepted) {
-    case DTypeSet::Any: return "any dtype";
-    case DTypeSet::Numeric: return "numeric dtypes (not bool)";
-    case DTypeSet::Float: return "numeric dtypes";
-    case DTypeSet::IntegralOrBool: return "integer or bool dtypes";
+    case DTypeSet::Any:
+      return "any dtype";
+    case DTypeSet::Numeric:
+      return "numeric dtypes (not bool)";
+    case DTypeSet::Float:
+      return "numeric dtypes (not bool; integers become float)";
+    case DTypeSet::IntegralOrBool:
+      return "integer or bool dtypes";
   }
   return "";
 }
@@ -32,23 +41,30 @@ DType float_of(DType dtype) {
 }
 }  // namespace
 
-ElementwiseDTypes elementwise_dtypes(const ScalarOp& scalar, std::span<const DType> inputs,
+ElementwiseDTypes elementwise_dtypes(const ScalarOp& scalar,
+                                     std::span<const DType> inputs,
                                      const Attrs& attrs) {
   DType promoted = inputs.empty() ? DType::Float32 : inputs[0];
   // switch(cond, a, b): the condition does not take part in promotion.
   const std::size_t first = (scalar.name == "switch" && inputs.size() == 3) ? 1 : 0;
   promoted = inputs[first];
-  for (std::size_t i = first + 1; i < inputs.size(); ++i) promoted = promote_types(promoted, inputs[i]);
+  for (std::size_t i = first + 1; i < inputs.size(); ++i)
+    promoted = promote_types(promoted, inputs[i]);
   switch (scalar.dtype_rule) {
-    case ElementwiseDTypeRule::Promote: return {promoted, promoted};
-    case ElementwiseDTypeRule::PromoteToFloat: return {float_of(promoted), float_of(promoted)};
-    case ElementwiseDTypeRule::Bool: return {promoted, DType::Bool};
-    case ElementwiseDTypeRule::Explicit: return {inputs[0], attrs.get_dtype("dtype")};
+    case ElementwiseDTypeRule::Promote:
+      return {promoted, promoted};
+    case ElementwiseDTypeRule::PromoteToFloat:
+      return {float_of(promoted), float_of(promoted)};
+    case ElementwiseDTypeRule::Bool:
+      return {promoted, DType::Bool};
+    case ElementwiseDTypeRule::Explicit:
+      return {inputs[0], attrs.get_dtype("dtype")};
   }
   return {promoted, promoted};
 }
 
-ElementwiseDTypes elementwise_dtypes(const ScalarOp& scalar, std::span<const Variable> inputs,
+ElementwiseDTypes elementwise_dtypes(const ScalarOp& scalar,
+                                     std::span<const Variable> inputs,
                                      const Attrs& attrs) {
   std::vector<DType> dtypes;
   dtypes.reserve(inputs.size());
@@ -140,13 +156,15 @@ Cost elementwise_cost(const CostContext& ctx) {
 
 std::string print_elementwise(const OpDef& def, const Attrs& attrs) {
   std::string name(def.scalar->name);
-  if (attrs.has("dtype")) name = fmt::format("{}{{{}}}", name, dtype_name(attrs.get_dtype("dtype")));
+  if (attrs.has("dtype"))
+    name = fmt::format("{}{{{}}}", name, dtype_name(attrs.get_dtype("dtype")));
   const std::int64_t inplace = attrs.get_int_or("inplace", -1);
   if (inplace >= 0) return fmt::format("Elemwise{{{}}}[(0, {})]", name, inplace);
   return fmt::format("Elemwise{{{},no_inplace}}", name);
 }
 
-std::array<const Tensor*, 3> converted_inputs(const KernelContext& ctx, DType compute,
+std::array<const Tensor*, 3> converted_inputs(const KernelContext& ctx,
+                                              DType compute,
                                               std::array<Tensor, 3>& storage) {
   std::array<const Tensor*, 3> result{};
   for (int k = 0; k < ctx.num_inputs && k < 3; ++k) {

@@ -10,6 +10,7 @@
 #include <array>
 #include <concepts>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "elementwise_loop.h"
@@ -37,9 +38,11 @@ struct ElementwiseDTypes {
   DType compute;
   DType output;
 };
-ElementwiseDTypes elementwise_dtypes(const ScalarOp& scalar, std::span<const Variable> inputs,
+ElementwiseDTypes elementwise_dtypes(const ScalarOp& scalar,
+                                     std::span<const Variable> inputs,
                                      const Attrs& attrs);
-ElementwiseDTypes elementwise_dtypes(const ScalarOp& scalar, std::span<const DType> inputs,
+ElementwiseDTypes elementwise_dtypes(const ScalarOp& scalar,
+                                     std::span<const DType> inputs,
                                      const Attrs& attrs);
 
 std::vector<Type> infer_elementwise(const InferContext& ctx, DTypeSet accepted);
@@ -49,85 +52,116 @@ Dims elementwise_output_shape(const KernelContext& ctx);
 Cost elementwise_cost(const CostContext& ctx);
 std::string print_elementwise(const OpDef& def, const Attrs& attrs);
 /// Inputs converted to `compute` where their dtype differs (kept alive in `storage`).
-std::array<const Tensor*, 3> converted_inputs(const KernelContext& ctx, DType compute,
+std::array<const Tensor*, 3> converted_inputs(const KernelContext& ctx,
+                                              DType compute,
                                               std::array<Tensor, 3>& storage);
 
 template <class Fn, class C, std::size_t K>
 constexpr bool kCallable = []<std::size_t... I>(std::index_sequence<I...>) {
   return std::invocable<const Fn&, decltype((void)I, C{})...>;
-}(std::make_index_sequence<K>{});
+}
+(std::make_index_sequence<K>{});
 
-/// The fast kernel: typed strided loop.
-template <class Fn, std::size_t K>
-void elementwise_kernel(KernelContext& ctx) {
-  const OpDef& def = ctx.node->op();
-  const Dims shape = elementwise_output_shape(ctx);
+template <class Fn, class C, std::size_t... I>
+auto result_of_call(std::index_sequence<I...>)
+    -> std::invoke_result_t<const Fn&, decltype((void)I, C{})...>;
+/// The C++ type a functor returns for K arguments of type C: it is the output element type.
+template <class Fn, class C, std::size_t K>
+using ResultOf = std::decay_t<decltype(result_of_call<Fn, C>(std::make_index_sequence<K>{}))>;
+
+/// A functor whose output dtype comes from an attribute rather than its return type (cast).
+template <class Fn>
+concept ExplicitOutputDType = Fn::kExplicitOutputDType;
+
+/// Calls body(O{}, C{}) with the output and computation element types of a node. The output type
+/// is the functor's return type, so each op instantiates one loop per computation dtype; only
+/// explicit-output ops (cast) instantiate every output dtype.
+template <class Fn, std::size_t K, class Body>
+void visit_elementwise_types(const ElementwiseDTypes& types, Body&& body) {
+  visit_dtype(types.compute, [&](auto compute_tag) {
+    using C = decltype(compute_tag);
+    if constexpr (!kCallable<Fn, C, K>) {
+      TSCOPE_CHECK(false, "elementwise functor instantiated for a dtype its type rule rejects");
+    } else if constexpr (ExplicitOutputDType<Fn>) {
+      visit_dtype(types.output, [&](auto output_tag) { body(output_tag, compute_tag); });
+    } else {
+      using O = ResultOf<Fn, C, K>;
+      TSCOPE_CHECK(kDTypeOf<O> == types.output,
+                   "elementwise functor's result type disagrees with its dtype rule");
+      body(O{}, compute_tag);
+    }
+  });
+}
+
+template <std::size_t K>
+ElementwiseDTypes kernel_dtypes(const KernelContext& ctx) {
   std::array<DType, K> dtypes{};
   for (std::size_t k = 0; k < K; ++k) dtypes[k] = ctx.input(static_cast<int>(k)).dtype();
-  const ElementwiseDTypes types = elementwise_dtypes(*def.scalar, dtypes, *ctx.attrs);
+  return elementwise_dtypes(*ctx.node->op().scalar, dtypes, *ctx.attrs);
+}
+
+/// The fast kernel: typed loop with flat fast paths (elementwise_loop.h).
+template <class Fn, std::size_t K>
+void elementwise_kernel(KernelContext& ctx) {
+  const Dims shape = elementwise_output_shape(ctx);
+  const ElementwiseDTypes types = kernel_dtypes<K>(ctx);
   Tensor& out = ctx.allocate_output(0, types.output, shape);
   std::array<Tensor, 3> storage;
   const auto all = converted_inputs(ctx, types.compute, storage);
   std::array<const Tensor*, K> inputs{};
   for (std::size_t k = 0; k < K; ++k) inputs[k] = all[k];
-  visit_dtype(types.compute, [&](auto compute_tag) {
+  visit_elementwise_types<Fn, K>(types, [&](auto output_tag, auto compute_tag) {
+    using O = decltype(output_tag);
     using C = decltype(compute_tag);
-    if constexpr (kCallable<Fn, C, K>) {
-      visit_dtype(types.output, [&](auto output_tag) {
-        using O = decltype(output_tag);
-        run_elementwise_loop<O, C, K>(Fn{}, out, inputs);
-      });
-    } else {
-      TSCOPE_CHECK(false, "elementwise functor instantiated for a dtype its type rule rejects");
-    }
+    run_elementwise_loop<O, C, K>(Fn{}, out, inputs);
   });
 }
 
 /// The reference kernel: one element at a time through flat-index arithmetic, no fast paths.
 template <class Fn, std::size_t K>
 void elementwise_reference_kernel(KernelContext& ctx) {
-  const OpDef& def = ctx.node->op();
   const Dims shape = elementwise_output_shape(ctx);
-  std::array<DType, K> dtypes{};
-  for (std::size_t k = 0; k < K; ++k) dtypes[k] = ctx.input(static_cast<int>(k)).dtype();
-  const ElementwiseDTypes types = elementwise_dtypes(*def.scalar, dtypes, *ctx.attrs);
+  const ElementwiseDTypes types = kernel_dtypes<K>(ctx);
   Tensor& out = ctx.allocate_output(0, types.output, shape);
   const std::int64_t count = out.numel();
-  visit_dtype(types.compute, [&](auto compute_tag) {
+  visit_elementwise_types<Fn, K>(types, [&](auto output_tag, auto compute_tag) {
+    using O = decltype(output_tag);
     using C = decltype(compute_tag);
-    if constexpr (kCallable<Fn, C, K>) {
-      visit_dtype(types.output, [&](auto output_tag) {
-        using O = decltype(output_tag);
-        O* out_data = static_cast<O*>(out.raw_data());
-        for (std::int64_t i = 0; i < count; ++i) {
-          std::array<C, K> args{};
-          for (std::size_t k = 0; k < K; ++k) {
-            const Tensor& input = ctx.input(static_cast<int>(k));
-            // Map the output's flat index to the input's, broadcasting size-1 and missing axes.
-            std::int64_t rest = i;
-            std::int64_t in_flat = 0;
-            std::int64_t in_scale = 1;
-            for (int axis = shape.rank() - 1; axis >= 0; --axis) {
-              const std::int64_t coordinate = rest % shape[axis];
-              rest /= shape[axis];
-              const int in_axis = axis - (shape.rank() - input.rank());
-              if (in_axis < 0) continue;
-              const std::int64_t extent = input.shape()[in_axis];
-              in_flat += (extent == 1 ? 0 : coordinate) * in_scale;
-              in_scale *= extent;
-            }
-            args[k] = static_cast<C>(input.at(in_flat));
-          }
-          out_data[i] = static_cast<O>(std::apply(Fn{}, args));
+    O* out_data = static_cast<O*>(out.raw_data());
+    for (std::int64_t i = 0; i < count; ++i) {
+      std::array<C, K> args{};
+      for (std::size_t k = 0; k < K; ++k) {
+        const Tensor& input = ctx.input(static_cast<int>(k));
+        // Map the output's flat index to the input's, broadcasting size-1 and missing axes.
+        std::int64_t rest = i;
+        std::int64_t in_flat = 0;
+        std::int64_t in_scale = 1;
+        for (int axis = shape.rank() - 1; axis >= 0; --axis) {
+          const std::int64_t coordinate = rest % shape[axis];
+          rest /= shape[axis];
+          const int in_axis = axis - (shape.rank() - input.rank());
+          if (in_axis < 0) continue;
+          const std::int64_t extent = input.shape()[in_axis];
+          in_flat += (extent == 1 ? 0 : coordinate) * in_scale;
+          in_scale *= extent;
         }
-      });
-    } else {
-      TSCOPE_CHECK(false, "elementwise functor instantiated for a dtype its type rule rejects");
+        args[k] = static_cast<C>(input.at(in_flat));
+      }
+      out_data[i] = convert_element<O>(std::apply(Fn{}, args));
     }
   });
 }
 
-template <class Fn, std::size_t K>
+/// No vectorised math for this op: the typed loop is the fast kernel.
+struct NoSimd {};
+
+/// The SLEEF kernel; defined in simd_loop.h, which op files with a Simd policy include.
+template <class Fn, std::size_t K, class Simd>
+void elementwise_simd_kernel(KernelContext& ctx);
+
+/// Builds the OpDef. With a Simd policy (simd_loop.h) the fast kernel is the SLEEF loop, shown as
+/// "simd" in profiles; without one it is the typed loop, shown as "cpu".
+template <class Fn, std::size_t K, class Simd = NoSimd>
 OpDef make_elementwise_def(const ElementwiseSpec& spec) {
   OpDef def;
   def.name = spec.name;
@@ -135,14 +169,18 @@ OpDef make_elementwise_def(const ElementwiseSpec& spec) {
   def.summary = spec.summary;
   def.num_inputs = static_cast<int>(K);
   def.num_outputs = 1;
-  def.traits = {.elementwise = true, .commutative = spec.commutative,
-                .zero_gradient = spec.zero_gradient};
+  def.traits = {
+      .elementwise = true, .commutative = spec.commutative, .zero_gradient = spec.zero_gradient};
   def.scalar = spec.scalar;
   def.pullback = spec.pullback;
   def.print = print_elementwise;
   def.cost = elementwise_cost;
   def.reference = {"ref", elementwise_reference_kernel<Fn, K>};
-  def.fast = {"cpu", elementwise_kernel<Fn, K>};
+  if constexpr (std::is_same_v<Simd, NoSimd>) {
+    def.fast = {"cpu", elementwise_kernel<Fn, K>};
+  } else {
+    def.fast = {"simd", elementwise_simd_kernel<Fn, K, Simd>};
+  }
   switch (spec.accepted) {
     case DTypeSet::Any:
       def.infer = [](const InferContext& ctx) { return infer_elementwise(ctx, DTypeSet::Any); };

@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
-// GE: elementwise a >= b, bool result; zero gradient.
+// GE: a >= b as a bool tensor; inputs are promoted to a common dtype first. Zero gradient.
 #include "elementwise_def.h"
 #include "tscope/graph/op_registry.h"
 
 namespace tscope::ops {
 namespace {
-constexpr ScalarOp kGEScalar{.name = "ge", .arity = 2, .flops_per_element = 1,
+constexpr ScalarOp kGEScalar{.name = "ge",
+                             .arity = 2,
+                             .flops_per_element = 1,
+                             .transcendental = false,
                              .dtype_rule = ElementwiseDTypeRule::Bool};
+
 struct GEFn {
   template <class C>
-  bool operator()(C a, C b) const { return a >= b; }
+  bool operator()(C a, C b) const {
+    return a >= b;
+  }
 };
 }  // namespace
 

@@ -1,22 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
-// Log: elementwise log.
-#include "../broadcast_grad.h"
+// Log: natural logarithm; log(0) = -inf, log(x < 0) = nan.
 #include <cmath>
+#include <concepts>
 
-#include "elementwise_def.h"
+#include "simd_loop.h"
 #include "tscope/graph/op_registry.h"
 #include "tscope/ops/elementwise.h"
-#include "tscope/ops/elementwise_more.h"
 
 namespace tscope::ops {
 namespace {
-constexpr ScalarOp kLogScalar{.name = "log", .arity = 1, .flops_per_element = 1,
-                             .transcendental = true, .dtype_rule = ElementwiseDTypeRule::PromoteToFloat};
+constexpr ScalarOp kLogScalar{.name = "log",
+                              .arity = 1,
+                              .flops_per_element = 1,
+                              .transcendental = true,
+                              .dtype_rule = ElementwiseDTypeRule::PromoteToFloat};
 
 struct LogFn {
   template <class C>
-    requires std::floating_point<C>
-  C operator()(C a) const { return std::log(a); }
+  requires std::floating_point<C> C operator()(C a) const { return std::log(a); }
+};
+
+struct LogSimd {
+  static __m128d apply(__m128d x) { return Sleef_logd2_u10(x); }
+  static __m128 apply(__m128 x) { return Sleef_logf4_u10(x); }
 };
 
 std::vector<Variable> pullback_log(const PullbackContext& ctx) {
@@ -25,12 +31,11 @@ std::vector<Variable> pullback_log(const PullbackContext& ctx) {
 }  // namespace
 
 void register_log(OpRegistry& registry) {
-  registry.add(detail::make_elementwise_def<LogFn, 1>({.name = "Log",
-                                                       .summary = "natural logarithm",
-                                                       .scalar = &kLogScalar,
-                                                       .accepted = detail::DTypeSet::Float,
-                                                       .pullback = pullback_log,
-                                                       .commutative = false}));
+  registry.add(detail::make_elementwise_def<LogFn, 1, LogSimd>({.name = "Log",
+                                                                .summary = "natural logarithm",
+                                                                .scalar = &kLogScalar,
+                                                                .accepted = detail::DTypeSet::Float,
+                                                                .pullback = pullback_log}));
 }
 
 }  // namespace tscope::ops

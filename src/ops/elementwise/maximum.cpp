@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Maximum: elementwise maximum.
+// Maximum: the larger of a and b; ties send the gradient to a, as in Theano.
 #include "../broadcast_grad.h"
 #include "elementwise_def.h"
 #include "tscope/graph/op_registry.h"
@@ -8,32 +8,35 @@
 
 namespace tscope::ops {
 namespace {
-constexpr ScalarOp kMaximumScalar{.name = "maximum", .arity = 2, .flops_per_element = 1,
-                             .transcendental = false, .dtype_rule = ElementwiseDTypeRule::Promote};
+constexpr ScalarOp kMaximumScalar{.name = "maximum",
+                                  .arity = 2,
+                                  .flops_per_element = 1,
+                                  .transcendental = false,
+                                  .dtype_rule = ElementwiseDTypeRule::Promote};
 
 struct MaximumFn {
   template <class C>
-  C operator()(C a, C b) const { return a < b ? b : a; }
+  C operator()(C a, C b) const {
+    return a < b ? b : a;
+  }
 };
 
 std::vector<Variable> pullback_maximum(const PullbackContext& ctx) {
-  // Ties send the gradient to the first input, as Theano does.
   const Variable& g = ctx.output_grads[0];
   const Variable& a = ctx.inputs[0];
   const Variable& b = ctx.inputs[1];
   const Variable mask = cast(ge(a, b), g.dtype());
-  return {detail::sum_to_type(g * mask, a.type()),
-          detail::sum_to_type(g * (1.0 - mask), b.type())};
+  return {detail::sum_to_type(g * mask, a.type()), detail::sum_to_type(g * (1.0 - mask), b.type())};
 }
 }  // namespace
 
 void register_maximum(OpRegistry& registry) {
   registry.add(detail::make_elementwise_def<MaximumFn, 2>({.name = "Maximum",
-                                                       .summary = "larger of a and b",
-                                                       .scalar = &kMaximumScalar,
-                                                       .accepted = detail::DTypeSet::Numeric,
-                                                       .pullback = pullback_maximum,
-                                                       .commutative = true}));
+                                                           .summary = "larger of a and b",
+                                                           .scalar = &kMaximumScalar,
+                                                           .accepted = detail::DTypeSet::Numeric,
+                                                           .pullback = pullback_maximum,
+                                                           .commutative = true}));
 }
 
 }  // namespace tscope::ops

@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
-// Mul: elementwise mul.
+// Mul: a * b with NumPy broadcasting; integer overflow wraps.
 #include "../broadcast_grad.h"
 #include "elementwise_def.h"
+#include "scalar_math.h"
 #include "tscope/graph/op_registry.h"
 #include "tscope/ops/elementwise.h"
-#include "tscope/ops/elementwise_more.h"
 
 namespace tscope::ops {
 namespace {
-constexpr ScalarOp kMulScalar{.name = "mul", .arity = 2, .flops_per_element = 1,
-                             .transcendental = false, .dtype_rule = ElementwiseDTypeRule::Promote};
+constexpr ScalarOp kMulScalar{.name = "mul",
+                              .arity = 2,
+                              .flops_per_element = 1,
+                              .transcendental = false,
+                              .dtype_rule = ElementwiseDTypeRule::Promote};
 
 struct MulFn {
   template <class C>
-    requires(!std::is_same_v<C, bool>)
-  C operator()(C a, C b) const { return a * b; }
+  C operator()(C a, C b) const {
+    return detail::wrapping_mul(a, b);
+  }
 };
 
 std::vector<Variable> pullback_mul(const PullbackContext& ctx) {

@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-// Neg: elementwise neg.
-#include "../broadcast_grad.h"
+// Neg: -x; the most negative integer wraps to itself.
 #include "elementwise_def.h"
+#include "scalar_math.h"
 #include "tscope/graph/op_registry.h"
 #include "tscope/ops/elementwise.h"
-#include "tscope/ops/elementwise_more.h"
 
 namespace tscope::ops {
 namespace {
-constexpr ScalarOp kNegScalar{.name = "neg", .arity = 1, .flops_per_element = 1,
-                             .transcendental = false, .dtype_rule = ElementwiseDTypeRule::Promote};
+constexpr ScalarOp kNegScalar{.name = "neg",
+                              .arity = 1,
+                              .flops_per_element = 1,
+                              .transcendental = false,
+                              .dtype_rule = ElementwiseDTypeRule::Promote};
 
 struct NegFn {
   template <class C>
-  C operator()(C a) const { return static_cast<C>(-a); }
+  C operator()(C a) const {
+    return detail::wrapping_neg(a);
+  }
 };
 
 std::vector<Variable> pullback_neg(const PullbackContext& ctx) {
@@ -26,8 +30,7 @@ void register_neg(OpRegistry& registry) {
                                                        .summary = "-x",
                                                        .scalar = &kNegScalar,
                                                        .accepted = detail::DTypeSet::Numeric,
-                                                       .pullback = pullback_neg,
-                                                       .commutative = false}));
+                                                       .pullback = pullback_neg}));
 }
 
 }  // namespace tscope::ops

@@ -6,11 +6,15 @@
 
 namespace tscope::ops {
 namespace {
-constexpr ScalarOp kSecondScalar{.name = "second", .arity = 2, .flops_per_element = 0,
+constexpr ScalarOp kSecondScalar{.name = "second",
+                                 .arity = 2,
+                                 .flops_per_element = 0,
                                  .dtype_rule = ElementwiseDTypeRule::Promote};
 struct SecondFn {
   template <class C>
-  C operator()(C /*shape_only*/, C value) const { return value; }
+  C operator()(C /*shape_only*/, C value) const {
+    return value;
+  }
 };
 
 std::vector<Variable> pullback_second(const PullbackContext& ctx) {

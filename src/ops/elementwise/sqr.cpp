@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-// Sqr: elementwise sqr.
-#include "../broadcast_grad.h"
+// Sqr: x * x; integer overflow wraps.
 #include "elementwise_def.h"
+#include "scalar_math.h"
 #include "tscope/graph/op_registry.h"
 #include "tscope/ops/elementwise.h"
-#include "tscope/ops/elementwise_more.h"
 
 namespace tscope::ops {
 namespace {
-constexpr ScalarOp kSqrScalar{.name = "sqr", .arity = 1, .flops_per_element = 1,
-                             .transcendental = false, .dtype_rule = ElementwiseDTypeRule::Promote};
+constexpr ScalarOp kSqrScalar{.name = "sqr",
+                              .arity = 1,
+                              .flops_per_element = 1,
+                              .transcendental = false,
+                              .dtype_rule = ElementwiseDTypeRule::Promote};
 
 struct SqrFn {
   template <class C>
-  C operator()(C a) const { return static_cast<C>(a * a); }
+  C operator()(C a) const {
+    return detail::wrapping_mul(a, a);
+  }
 };
 
 std::vector<Variable> pullback_sqr(const PullbackContext& ctx) {
@@ -26,8 +30,7 @@ void register_sqr(OpRegistry& registry) {
                                                        .summary = "x * x",
                                                        .scalar = &kSqrScalar,
                                                        .accepted = detail::DTypeSet::Numeric,
-                                                       .pullback = pullback_sqr,
-                                                       .commutative = false}));
+                                                       .pullback = pullback_sqr}));
 }
 
 }  // namespace tscope::ops

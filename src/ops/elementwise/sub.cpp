@@ -1,19 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
-// Sub: elementwise sub.
+// Sub: a - b with NumPy broadcasting; integer overflow wraps.
 #include "../broadcast_grad.h"
 #include "elementwise_def.h"
+#include "scalar_math.h"
 #include "tscope/graph/op_registry.h"
 #include "tscope/ops/elementwise.h"
-#include "tscope/ops/elementwise_more.h"
 
 namespace tscope::ops {
 namespace {
-constexpr ScalarOp kSubScalar{.name = "sub", .arity = 2, .flops_per_element = 1,
-                             .transcendental = false, .dtype_rule = ElementwiseDTypeRule::Promote};
+constexpr ScalarOp kSubScalar{.name = "sub",
+                              .arity = 2,
+                              .flops_per_element = 1,
+                              .transcendental = false,
+                              .dtype_rule = ElementwiseDTypeRule::Promote};
 
 struct SubFn {
   template <class C>
-  C operator()(C a, C b) const { return a - b; }
+  C operator()(C a, C b) const {
+    return detail::wrapping_sub(a, b);
+  }
 };
 
 std::vector<Variable> pullback_sub(const PullbackContext& ctx) {
@@ -28,8 +33,7 @@ void register_sub(OpRegistry& registry) {
                                                        .summary = "a - b, broadcasting",
                                                        .scalar = &kSubScalar,
                                                        .accepted = detail::DTypeSet::Numeric,
-                                                       .pullback = pullback_sub,
-                                                       .commutative = false}));
+                                                       .pullback = pullback_sub}));
 }
 
 }  // namespace tscope::ops

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+// LT: a < b as a bool tensor; inputs are promoted to a common dtype first. Zero gradient.
+#include "elementwise_def.h"
+#include "tscope/graph/op_registry.h"
+
+namespace tscope::ops {
+namespace {
+constexpr ScalarOp kLTScalar{.name = "lt",
+                             .arity = 2,
+                             .flops_per_element = 1,
+                             .transcendental = false,
+                             .dtype_rule = ElementwiseDTypeRule::Bool};
+
+struct LTFn {
+  template <class C>
+  bool operator()(C a, C b) const {
+    return a < b;
+  }
+};
+}  // namespace
+
+void register_lt(OpRegistry& registry) {
+  registry.add(detail::make_elementwise_def<LTFn, 2>({.name = "LT",
+                                                      .summary = "a < b (bool)",
+                                                      .scalar = &kLTScalar,
+                                                      .accepted = detail::DTypeSet::Any,
+                                                      .zero_gradient = true}));
+}
+
+}  // namespace tscope::ops

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+// Or: logical or as a bool tensor. Integer inputs count as true where nonzero
+// (logical, not bitwise). Zero gradient.
+#include "elementwise_def.h"
+#include "tscope/graph/op_registry.h"
+
+namespace tscope::ops {
+namespace {
+constexpr ScalarOp kOrScalar{.name = "or_",
+                             .arity = 2,
+                             .flops_per_element = 1,
+                             .transcendental = false,
+                             .dtype_rule = ElementwiseDTypeRule::Bool};
+
+struct OrFn {
+  template <class C>
+  bool operator()(C a, C b) const {
+    return a != C{0} || b != C{0};
+  }
+};
+}  // namespace
+
+void register_or(OpRegistry& registry) {
+  registry.add(detail::make_elementwise_def<OrFn, 2>({.name = "Or",
+                                                      .summary = "or (bool)",
+                                                      .scalar = &kOrScalar,
+                                                      .accepted = detail::DTypeSet::IntegralOrBool,
+                                                      .zero_gradient = true,
+                                                      .commutative = true}));
+}
+
+}  // namespace tscope::ops

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The "simd" fast kernel of transcendental elementwise ops: SLEEF vector math over contiguous
+// float32/float64 operands. A Simd policy is a struct with
+//   static __m128d apply(__m128d...);  static __m128 apply(__m128...);
+// calling SLEEF's 1.0-ULP functions (0.5-ULP where that is the only accurate variant, sqrt).
+//
+// Portability: the build has no -march flags and must run on any x86-64, so only the 128-bit
+// entry points are used (Sleef_expd2_u10, Sleef_expf4_u10, ...). sleef.h declares them under
+// __SSE2__, part of the x86-64 baseline, and libsleef dispatches them at run time to the best
+// 128-bit code the CPU supports (SSE2, SSE4.1, or AVX2 with FMA). The 256/512-bit entry points
+// would need -mavx at compile time and AVX at run time, so they are not used.
+//
+// Operands that are neither contiguous nor a single element (strided views, row broadcasts) go
+// through the typed loop with the scalar libm functor; the profile still names the node's kernel
+// "simd" because the implementation is chosen per node when the function is compiled.
+#include <emmintrin.h>
+#include <sleef.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "elementwise_def.h"
+
+namespace tscope::ops::detail {
+
+template <class C>
+struct SimdLanes;
+
+template <>
+struct SimdLanes<double> {
+  using Vector = __m128d;
+  static constexpr std::int64_t kWidth = 2;
+  static Vector load(const double* data) { return _mm_loadu_pd(data); }
+  static Vector splat(double value) { return _mm_set1_pd(value); }
+  static void store(double* data, Vector value) { _mm_storeu_pd(data, value); }
+};
+
+template <>
+struct SimdLanes<float> {
+  using Vector = __m128;
+  static constexpr std::int64_t kWidth = 4;
+  static Vector load(const float* data) { return _mm_loadu_ps(data); }
+  static Vector splat(float value) { return _mm_set1_ps(value); }
+  static void store(float* data, Vector value) { _mm_storeu_ps(data, value); }
+};
+
+/// Runs `Simd` over operands that are each contiguous with the output's size or a single element.
+/// Returns false, doing nothing, when some operand has another layout.
+template <class C, std::size_t K, class Simd>
+bool run_simd_loop(Tensor& out, const std::array<const Tensor*, K>& inputs) {
+  using Lanes = SimdLanes<C>;
+  constexpr std::int64_t kWidth = Lanes::kWidth;
+  const std::int64_t count = out.numel();
+  std::array<const C*, K> data{};
+  std::array<bool, K> single{};
+  for (std::size_t k = 0; k < K; ++k) {
+    const Tensor& input = *inputs[k];
+    data[k] = static_cast<const C*>(input.raw_data());
+    single[k] = input.numel() == 1 && count != 1;
+    if (!single[k] && !(input.is_contiguous() && input.numel() == count)) return false;
+  }
+  C* out_data = static_cast<C*>(out.raw_data());
+  auto operand = [&](std::size_t k, std::int64_t i) {
+    return single[k] ? Lanes::splat(data[k][0]) : Lanes::load(data[k] + i);
+  };
+  std::int64_t i = 0;
+  for (; i + kWidth <= count; i += kWidth) {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      Lanes::store(out_data + i, Simd::apply(operand(I, i)...));
+    }
+    (std::make_index_sequence<K>{});
+  }
+  if (i < count) {
+    // The tail goes through the same vector code (padded by repeating the last element), so
+    // every element of a tensor gets the same rounding whatever its position.
+    std::array<std::array<C, kWidth>, K> tail{};
+    for (std::size_t k = 0; k < K; ++k) {
+      for (std::int64_t lane = 0; lane < kWidth; ++lane) {
+        const std::int64_t index = std::min(i + lane, count - 1);
+        tail[k][lane] = single[k] ? data[k][0] : data[k][index];
+      }
+    }
+    std::array<C, kWidth> result{};
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      Lanes::store(result.data(), Simd::apply(Lanes::load(tail[I].data())...));
+    }
+    (std::make_index_sequence<K>{});
+    for (std::int64_t lane = 0; i + lane < count; ++lane) out_data[i + lane] = result[lane];
+  }
+  return true;
+}
+
+template <class Fn, std::size_t K, class Simd>
+void elementwise_simd_kernel(KernelContext& ctx) {
+  const Dims shape = elementwise_output_shape(ctx);
+  const ElementwiseDTypes types = kernel_dtypes<K>(ctx);
+  Tensor& out = ctx.allocate_output(0, types.output, shape);
+  std::array<Tensor, 3> storage;
+  const auto all = converted_inputs(ctx, types.compute, storage);
+  std::array<const Tensor*, K> inputs{};
+  for (std::size_t k = 0; k < K; ++k) inputs[k] = all[k];
+  visit_elementwise_types<Fn, K>(types, [&](auto output_tag, auto compute_tag) {
+    using O = decltype(output_tag);
+    using C = decltype(compute_tag);
+    if constexpr (std::is_same_v<O, C> && std::is_floating_point_v<C>) {
+      if (run_simd_loop<C, K, Simd>(out, inputs)) return;
+    }
+    run_elementwise_loop<O, C, K>(Fn{}, out, inputs);
+  });
+}
+
+}  // namespace tscope::ops::detail
