@@ -11,6 +11,8 @@
 #include "tscope/ops/elementwise_more.h"
 #include "tscope/ops/indexing.h"
 #include "tscope/ops/linalg.h"
+#include "tscope/ops/nnet.h"
+#include "tscope/ops/random.h"
 #include "tscope/ops/reduce.h"
 #include "tscope/ops/registry.h"
 #include "tscope/ops/shape.h"

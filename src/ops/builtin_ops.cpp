@@ -9,6 +9,8 @@ namespace ops {
 void register_elementwise_ops(OpRegistry& registry);
 void register_indexing_ops(OpRegistry& registry);
 void register_linalg_ops(OpRegistry& registry);
+void register_nnet_ops(OpRegistry& registry);
+void register_random_ops(OpRegistry& registry);
 void register_reduce_ops(OpRegistry& registry);
 void register_shape_ops(OpRegistry& registry);
 }  // namespace ops
@@ -19,6 +21,8 @@ const OpRegistry& op_registry() {
     ops::register_elementwise_ops(built);
     ops::register_indexing_ops(built);
     ops::register_linalg_ops(built);
+    ops::register_nnet_ops(built);
+    ops::register_random_ops(built);
     ops::register_reduce_ops(built);
     ops::register_shape_ops(built);
     return built;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tscope/rewrite/pipeline.h"
+#include "tscope/rewrite/blas_rules.h"
 
 #include <unordered_map>
 
@@ -61,6 +62,9 @@ RewriteReport run_default_pipeline(FunctionGraph& graph, Clock& clock) {
   const std::int64_t merge_start_ns = clock.now_ns();
   const std::int64_t merged = merge_duplicate_nodes(graph);
   report.rules.push_back({"merge_duplicate_nodes", clock.now_ns() - merge_start_ns, merged});
+  const std::int64_t blas_start_ns = clock.now_ns();
+  const std::int64_t blas_changes = use_blas_products(graph);
+  report.rules.push_back({"use_blas_products", clock.now_ns() - blas_start_ns, blas_changes});
   const std::int64_t validate_start_ns = clock.now_ns();
   verify_graph(graph);
   report.validate_ns = clock.now_ns() - validate_start_ns;

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "blas_util.h"
+
 #include "tscope/graph/apply.h"
 #include "tscope/graph/op_registry.h"
 #include "tscope/ops/elementwise.h"
@@ -80,41 +82,6 @@ void compute_dot_reference(KernelContext& ctx) {
   });
 }
 
-// Leading dimension and transpose flag that let BLAS read a 2-D tensor without a copy.
-struct BlasOperand {
-  Tensor tensor;
-  CBLAS_TRANSPOSE transpose;
-  int leading;
-};
-
-BlasOperand blas_operand(const Tensor& t) {
-  const Dims& st = t.strides();
-  const std::int64_t rows = t.shape()[0];
-  const std::int64_t cols = t.shape()[1];
-  if (st[1] == 1 && st[0] >= std::max<std::int64_t>(cols, 1)) {
-    return {t, CblasNoTrans, static_cast<int>(std::max<std::int64_t>(st[0], 1))};
-  }
-  if (st[0] == 1 && st[1] >= std::max<std::int64_t>(rows, 1)) {
-    return {t, CblasTrans, static_cast<int>(std::max<std::int64_t>(st[1], 1))};
-  }
-  Tensor copy = t.clone();
-  return {copy, CblasNoTrans, static_cast<int>(std::max<std::int64_t>(cols, 1))};
-}
-
-template <class T>
-void gemm(const BlasOperand& a, const BlasOperand& b, T* out, const DotShape& s) {
-  const auto m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
-  const T* pa = static_cast<const T*>(a.tensor.raw_data());
-  const T* pb = static_cast<const T*>(b.tensor.raw_data());
-  if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, a.transpose, b.transpose, m, n, k, 1.0f, pa, a.leading, pb,
-                b.leading, 0.0f, out, std::max(n, 1));
-  } else {
-    cblas_dgemm(CblasRowMajor, a.transpose, b.transpose, m, n, k, 1.0, pa, a.leading, pb,
-                b.leading, 0.0, out, std::max(n, 1));
-  }
-}
-
 void compute_dot_blas(KernelContext& ctx) {
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
@@ -125,23 +92,23 @@ void compute_dot_blas(KernelContext& ctx) {
     std::fill_n(static_cast<char*>(out.raw_data()), out.nbytes(), 0);
     return;
   }
-  // Vectors are viewed as 1-row / 1-column matrices so one gemm path serves every case.
-  const Tensor a_data = a.rank() == 2 ? a : a.contiguous();
-  const Tensor b_data = b.rank() == 2 ? b : b.contiguous();
-  const Tensor a2 = a.rank() == 2 ? a_data : a_data.view(Dims{1, s.k}, Dims{s.k, 1}, a_data.offset());
-  const Tensor b2 = b.rank() == 2 ? b_data : b_data.view(Dims{s.k, 1}, Dims{1, 1}, b_data.offset());
-  const BlasOperand pa = blas_operand(a2);
-  const BlasOperand pb = blas_operand(b2);
+  // Vectors are viewed (without copying) as 1-row / 1-column matrices so one gemm path serves
+  // every case; the stride of the size-1 axis is irrelevant to BLAS.
+  const Tensor a2 = a.rank() == 2 ? a : a.view(Dims{1, s.k}, Dims{s.k, a.strides()[0]}, a.offset());
+  const Tensor b2 = b.rank() == 2 ? b : b.view(Dims{s.k, 1}, Dims{b.strides()[0], 1}, b.offset());
+  const detail::BlasMatrix pa = detail::blas_matrix(a2, ctx);
+  const detail::BlasMatrix pb = detail::blas_matrix(b2, ctx);
   if (a.dtype() == DType::Float32) {
-    gemm<float>(pa, pb, static_cast<float*>(out.raw_data()), s);
+    detail::blas_gemm_operands<float>(pa, pb, s.m, s.n, s.k, 1.0f, 0.0f,
+                                      static_cast<float*>(out.raw_data()));
   } else {
-    gemm<double>(pa, pb, static_cast<double*>(out.raw_data()), s);
+    detail::blas_gemm_operands<double>(pa, pb, s.m, s.n, s.k, 1.0, 0.0,
+                                       static_cast<double*>(out.raw_data()));
   }
 }
 
 bool blas_accepts(std::span<const Variable> inputs, const Attrs&) {
-  return inputs[0].dtype() == inputs[1].dtype() &&
-         (inputs[0].dtype() == DType::Float32 || inputs[0].dtype() == DType::Float64);
+  return detail::all_same_float_dtype(inputs);
 }
 
 std::vector<Variable> pullback_dot(const PullbackContext& ctx) {

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: Apache-2.0
+// BatchedDot: (b, m, k) . (b, k, n) -> (b, m, n), one BLAS gemm per batch entry on strided views.
+#include <fmt/format.h>
+
+#include "blas_util.h"
+#include "tscope/graph/apply.h"
+#include "tscope/graph/op_registry.h"
+#include "tscope/ops/linalg.h"
+#include "tscope/ops/registry.h"
+#include "tscope/ops/shape.h"
+
+namespace tscope::ops {
+namespace {
+bool known_differ(std::int64_t a, std::int64_t b) {
+  return a != kUnknownDim && b != kUnknownDim && a != b;
+}
+
+std::vector<Type> infer_batched_dot(const InferContext& ctx) {
+  detail::check_float_inputs(ctx, {3, 3});
+  const Type& x = ctx.input_type(0);
+  const Type& y = ctx.input_type(1);
+  if (known_differ(x.dims[0], y.dims[0]) || known_differ(x.dims[2], y.dims[1])) {
+    throw_error(ErrorKind::ShapeMismatch,
+                "BatchedDot: shapes {} and {} do not fit (b, m, k) . (b, k, n)",
+                x.dims.to_string(), y.dims.to_string());
+  }
+  return {Type{x.dtype, Dims{x.dims[0] != kUnknownDim ? x.dims[0] : y.dims[0], x.dims[1],
+                             y.dims[2]}}};
+}
+
+void check_batched_shapes(const KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& y = ctx.input(1);
+  if (x.shape()[0] != y.shape()[0] || x.shape()[2] != y.shape()[1]) {
+    detail::throw_kernel_shape_error(
+        ctx, fmt::format("BatchedDot: shapes {} and {} do not fit (b, m, k) . (b, k, n)",
+                         x.shape().to_string(), y.shape().to_string()));
+  }
+}
+
+void compute_batched_dot_reference(KernelContext& ctx) {
+  check_batched_shapes(ctx);
+  const Tensor& x = ctx.input(0);
+  const Tensor& y = ctx.input(1);
+  const std::int64_t batch = x.shape()[0], m = x.shape()[1], k = x.shape()[2], n = y.shape()[2];
+  const Dims& xs = x.strides();
+  const Dims& ys = y.strides();
+  Tensor& out = ctx.allocate_output(0, x.dtype(), Dims{batch, m, n});
+  for (std::int64_t b = 0; b < batch; ++b) {
+    for (std::int64_t i = 0; i < m; ++i) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        double total = 0;
+        for (std::int64_t p = 0; p < k; ++p) {
+          total += detail::element_at(x, b * xs[0] + i * xs[1] + p * xs[2]) *
+                   detail::element_at(y, b * ys[0] + p * ys[1] + j * ys[2]);
+        }
+        detail::store_at(out, (b * m + i) * n + j, total);
+      }
+    }
+  }
+}
+
+template <class T>
+void run_batched_dot_blas(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& y = ctx.input(1);
+  const std::int64_t batch = x.shape()[0], m = x.shape()[1], k = x.shape()[2], n = y.shape()[2];
+  Tensor& out = ctx.allocate_output(0, x.dtype(), Dims{batch, m, n});
+  T* data = static_cast<T*>(out.raw_data());
+  if (m == 0 || n == 0 || batch == 0) return;
+  if (k == 0) {
+    std::fill_n(data, batch * m * n, T{0});
+    return;
+  }
+  for (std::int64_t b = 0; b < batch; ++b) {
+    const Tensor xb = x.view(Dims{m, k}, Dims{x.strides()[1], x.strides()[2]},
+                             x.offset() + b * x.strides()[0]);
+    const Tensor yb = y.view(Dims{k, n}, Dims{y.strides()[1], y.strides()[2]},
+                             y.offset() + b * y.strides()[0]);
+    detail::blas_gemm_operands<T>(detail::blas_matrix(xb, ctx), detail::blas_matrix(yb, ctx), m, n,
+                                  k, T{1}, T{0}, data + b * m * n);
+  }
+}
+
+void compute_batched_dot_blas(KernelContext& ctx) {
+  check_batched_shapes(ctx);
+  if (ctx.input(0).dtype() == DType::Float32) {
+    run_batched_dot_blas<float>(ctx);
+  } else {
+    run_batched_dot_blas<double>(ctx);
+  }
+}
+
+bool batched_dot_blas_accepts(std::span<const Variable> inputs, const Attrs&) {
+  return detail::all_same_float_dtype(inputs);
+}
+
+std::vector<Variable> pullback_batched_dot(const PullbackContext& ctx) {
+  const Variable& g = ctx.output_grads[0];
+  return {batched_dot(g, dimshuffle(ctx.inputs[1], {0, 2, 1})),
+          batched_dot(dimshuffle(ctx.inputs[0], {0, 2, 1}), g)};
+}
+
+Cost batched_dot_cost(const CostContext& ctx) {
+  const double batch = static_cast<double>(ctx.input_shapes[0][0]);
+  const double m = static_cast<double>(ctx.input_shapes[0][1]);
+  const double k = static_cast<double>(ctx.input_shapes[0][2]);
+  const double n = static_cast<double>(ctx.input_shapes[1][2]);
+  const double item = static_cast<double>(dtype_size(ctx.input_dtypes[0]));
+  return Cost{2.0 * batch * m * n * k, batch * (m * k + k * n + m * n) * item};
+}
+}  // namespace
+
+void register_batched_dot(OpRegistry& registry) {
+  registry.add({.name = "BatchedDot",
+                .family = "BatchedDot",
+                .summary = "batched 3-D matrix product, one BLAS gemm per batch entry",
+                .num_inputs = 2,
+                .infer = infer_batched_dot,
+                .reference = {"ref", compute_batched_dot_reference},
+                .fast = {"blas", compute_batched_dot_blas, batched_dot_blas_accepts},
+                .pullback = pullback_batched_dot,
+                .cost = batched_dot_cost,
+                .print = [](const OpDef&, const Attrs&) { return std::string("BatchedDot"); }});
+}
+
+}  // namespace tscope::ops
+
+namespace tscope {
+
+Variable batched_dot(const Variable& x, const Variable& y, const std::source_location& location) {
+  return apply_op1(op_def("BatchedDot"), {x, y}, {}, location);
+}
+
+}  // namespace tscope
