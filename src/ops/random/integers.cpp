@@ -26,8 +26,8 @@ bool fits(DType dtype, std::int64_t value) {
     if constexpr (std::is_same_v<T, bool> || std::is_floating_point_v<T>) {
       return false;
     } else {
-      return value >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
-             static_cast<std::uint64_t>(value) <= std::uint64_t{std::numeric_limits<T>::max()};
+      if (value < 0) return value >= static_cast<std::int64_t>(std::numeric_limits<T>::min());
+      return static_cast<std::uint64_t>(value) <= std::uint64_t{std::numeric_limits<T>::max()};
     }
   });
 }
