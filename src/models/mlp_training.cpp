@@ -8,6 +8,7 @@
 #include "tscope/graph/constructors.h"
 #include "tscope/ops/elementwise.h"
 #include "tscope/ops/linalg.h"
+#include "tscope/ops/nnet.h"
 #include "tscope/ops/reduce.h"
 
 namespace tscope::models {
@@ -19,16 +20,15 @@ Tensor random_normal(DType dtype, const Dims& shape, double scale, std::mt19937_
   return Tensor::from_doubles(dtype, shape, values);
 }
 
-// One-hot labels from a fixed random linear teacher: learnable, so the loss can fall.
-Tensor teacher_labels(const Tensor& inputs, std::int64_t classes, DType dtype, std::mt19937_64& rng) {
+// Class labels (int64) from a fixed random linear teacher: learnable, so the loss can fall.
+Tensor teacher_labels(const Tensor& inputs, std::int64_t classes, std::mt19937_64& rng) {
   const std::int64_t rows = inputs.shape()[0];
   const std::int64_t features = inputs.shape()[1];
   const Tensor teacher = random_normal(DType::Float64, {features, classes}, 1.0, rng);
   const std::vector<double> x = inputs.to_doubles();
   const std::vector<double> w = teacher.to_doubles();
-  std::vector<double> onehot(static_cast<std::size_t>(rows * classes), 0.0);
+  std::vector<std::int64_t> labels(static_cast<std::size_t>(rows), 0);
   for (std::int64_t r = 0; r < rows; ++r) {
-    std::int64_t best = 0;
     double best_score = -1e300;
     for (std::int64_t c = 0; c < classes; ++c) {
       double score = 0;
@@ -37,12 +37,11 @@ Tensor teacher_labels(const Tensor& inputs, std::int64_t classes, DType dtype, s
       }
       if (score > best_score) {
         best_score = score;
-        best = c;
+        labels[static_cast<std::size_t>(r)] = c;
       }
     }
-    onehot[static_cast<std::size_t>(r * classes + best)] = 1.0;
   }
-  return Tensor::from_doubles(dtype, {rows, classes}, onehot);
+  return Tensor::from_vector<std::int64_t>({rows}, labels);
 }
 }  // namespace
 
@@ -55,7 +54,7 @@ TrainingRun train_mlp(const MlpTrainingConfig& config) {
   const std::int64_t classes = config.layer_sizes.back();
 
   Variable x = matrix(dtype, "x", {kUnknownDim, config.layer_sizes.front()});
-  Variable y = matrix(dtype, "y", {kUnknownDim, classes});
+  Variable y = vector(DType::Int64, "y");
   std::vector<Variable> params;
   std::vector<Variable> velocities;
   Variable h = x;
@@ -70,9 +69,8 @@ TrainingRun train_mlp(const MlpTrainingConfig& config) {
     h = dot(h, w) + b;
     if (layer + 2 < config.layer_sizes.size()) h = relu(h);
   }
-  // Softmax cross-entropy through log-sum-exp.
-  Variable log_probs = h - log(sum(exp(h), {1}, /*keepdims=*/true));
-  Variable loss = -mean(sum(y * log_probs, {1}));
+  // One stable op for softmax + cross-entropy on integer labels (gradient softmax - onehot).
+  Variable loss = mean(softmax_cross_entropy(h, y));
   std::vector<Variable> grads = grad(loss, params);
   std::vector<Update> updates;
   for (std::size_t i = 0; i < params.size(); ++i) {
@@ -88,7 +86,7 @@ TrainingRun train_mlp(const MlpTrainingConfig& config) {
   run.train = function({x, y}, {loss}, updates, options);
 
   const Tensor inputs = random_normal(dtype, {config.batch_size, config.layer_sizes.front()}, 1.0, rng);
-  const Tensor labels = teacher_labels(inputs, classes, dtype, rng);
+  const Tensor labels = teacher_labels(inputs, classes, rng);
   for (int step = 0; step < config.steps; ++step) {
     run.losses.push_back((*run.train)({inputs, labels})[0].at(0));
   }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// The built-in training job of `tscope profile`: an MLP (784-512-512-10 by default, relu,
-/// softmax cross-entropy, SGD with momentum) trained on synthetic data whose labels come from a
-/// random teacher network, so the loss really falls.
+/// softmax cross-entropy on integer labels, SGD with momentum) trained on synthetic data whose
+/// labels come from a random linear teacher, so the loss really falls.
 #include <cstdint>
 #include <optional>
 #include <vector>

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // End-to-end: the built-in MLP trains, and the loss falls by a stated factor.
+#include <algorithm>
+
 #include "support/test_util.h"
 #include "tscope/models/mlp_training.h"
 
@@ -29,6 +31,23 @@ TEST(Training, ReferenceKernelsGiveTheSameLosses) {
   for (std::size_t i = 0; i < fast.losses.size(); ++i) {
     EXPECT_NEAR(fast.losses[i], reference.losses[i], 1e-9 * std::max(1.0, std::abs(fast.losses[i])));
   }
+}
+
+TEST(Training, GraphUsesTheFusedLossAndGemm) {
+  models::MlpTrainingConfig config;
+  config.layer_sizes = {8, 6, 3};
+  config.batch_size = 4;
+  config.steps = 1;
+  const models::TrainingRun run = models::train_mlp(config);
+  std::vector<std::string> names;
+  for (const ApplyNode* node : run.train->graph().toposort()) names.emplace_back(node->op().name);
+  const auto has = [&](const char* name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  EXPECT_TRUE(has("CrossentropySoftmax1Hot"));
+  EXPECT_TRUE(has("CrossentropySoftmax1HotDx"));
+  EXPECT_TRUE(has("Gemm"));
+  EXPECT_FALSE(has("Dot"));
 }
 
 }  // namespace
