@@ -18,6 +18,21 @@ std::vector<Variable> ApplyNode::outputs() const {
   return result;
 }
 
+ApplyNode::~ApplyNode() {
+  std::vector<Variable> pending = std::move(inputs_);
+  while (!pending.empty()) {
+    Variable value = std::move(pending.back());
+    pending.pop_back();
+    ApplyNode* producer = value.owner();
+    // If this handle is the producer's last owner, take the producer's inputs now so its own
+    // destructor finds nothing left to release recursively.
+    if (producer != nullptr && value.node_ptr().use_count() == 1) {
+      for (Variable& input : producer->inputs_) pending.push_back(std::move(input));
+      producer->inputs_.clear();
+    }
+  }
+}
+
 std::string ApplyNode::to_string() const {
   std::string text = op_string() + "(";
   for (int i = 0; i < num_inputs(); ++i) {
@@ -58,10 +73,11 @@ std::shared_ptr<ApplyNode> ApplyNode::create(const OpDef& op, std::vector<Variab
     error.add_context("in " + node->describe());
     throw;
   }
-  TSCOPE_CHECK(static_cast<int>(output_types.size()) == op.num_outputs,
+  // num_outputs < 0: variadic outputs, the type rule decides how many (Split).
+  TSCOPE_CHECK(op.num_outputs < 0 || static_cast<int>(output_types.size()) == op.num_outputs,
                fmt::format("{} inferred {} outputs, declares {}", op.name, output_types.size(),
                            op.num_outputs));
-  for (int i = 0; i < op.num_outputs; ++i) {
+  for (int i = 0; i < static_cast<int>(output_types.size()); ++i) {
     auto output = std::make_unique<VariableNode>();
     output->id = detail::next_graph_id();
     output->type = output_types[i];

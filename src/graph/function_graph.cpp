@@ -84,6 +84,7 @@ void FunctionGraph::replace(const Variable& old_value, const Variable& replaceme
                 old_value.to_string(), old_value.type().to_string(), replacement.to_string(),
                 replacement.type().to_string());
   }
+  if (old_value.owner() != nullptr) replaced_.push_back(old_value.owner()->shared_from_this());
   for (ApplyNode* node : toposort()) {
     for (int i = 0; i < node->num_inputs(); ++i) {
       if (node->input(i) == old_value) node->set_input(i, replacement);

@@ -27,14 +27,19 @@ struct NodeKeyHash {
 
 std::int64_t merge_duplicate_nodes(FunctionGraph& graph) {
   std::int64_t merged = 0;
+  // Replacing a node's outputs can drop its last owner; keep every node of the walk alive until
+  // the pass ends so the raw pointers below stay valid.
+  std::vector<std::shared_ptr<ApplyNode>> alive;
+  for (ApplyNode* node : graph.toposort()) alive.push_back(node->shared_from_this());
   std::unordered_map<NodeKey, ApplyNode*, NodeKeyHash> seen;
-  for (ApplyNode* node : graph.toposort()) {
+  for (const std::shared_ptr<ApplyNode>& node : alive) {
     NodeKey key{&node->op(), node->attrs().hash(), {}};
     for (const Variable& input : node->inputs()) key.inputs.push_back(input.node());
-    auto [it, inserted] = seen.try_emplace(key, node);
+    auto [it, inserted] = seen.try_emplace(key, node.get());
     if (inserted || !(it->second->attrs() == node->attrs())) continue;
     const ApplyNode* original = it->second;
-    for (int i = 0; i < node->num_outputs(); ++i) graph.replace(node->output(i), original->output(i));
+    const std::vector<Variable> duplicates = node->outputs();
+    for (int i = 0; i < node->num_outputs(); ++i) graph.replace(duplicates[i], original->output(i));
     ++merged;
   }
   return merged;
@@ -65,6 +70,7 @@ RewriteReport run_default_pipeline(FunctionGraph& graph, Clock& clock) {
   const std::int64_t blas_start_ns = clock.now_ns();
   const std::int64_t blas_changes = use_blas_products(graph);
   report.rules.push_back({"use_blas_products", clock.now_ns() - blas_start_ns, blas_changes});
+  graph.release_replaced();
   const std::int64_t validate_start_ns = clock.now_ns();
   verify_graph(graph);
   report.validate_ns = clock.now_ns() - validate_start_ns;

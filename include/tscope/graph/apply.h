@@ -38,6 +38,12 @@ class ApplyNode : public std::enable_shared_from_this<ApplyNode> {
   /// "node Elemwise{add,no_inplace}(x, W) created at mlp.cpp:42 (user op 'add')" for errors.
   [[nodiscard]] std::string describe() const;
 
+  /// Releases the inputs iteratively, so dropping the last handle to a very deep graph (a chain
+  /// of many thousands of nodes) cannot overflow the stack through nested destructors.
+  ~ApplyNode();
+  ApplyNode(const ApplyNode&) = delete;
+  ApplyNode& operator=(const ApplyNode&) = delete;
+
   /// Builds a node: checks arity, runs the op's type rule, creates outputs. Errors from the type
   /// rule get the node's description (op, inputs, creation site) as context.
   [[nodiscard]] static std::shared_ptr<ApplyNode> create(const OpDef& op, std::vector<Variable> inputs,

@@ -27,14 +27,18 @@ class FunctionGraph {
   /// Constants and shared variables the graph reads.
   [[nodiscard]] std::vector<Variable> leaves() const;
   /// Makes every client of `old_value` (and every output equal to it) use `replacement`. Types
-  /// must match; throws TypeMismatch otherwise.
+  /// must match; throws TypeMismatch otherwise. The replaced node stays alive until
+  /// release_replaced(), so a rule may keep iterating over raw node pointers.
   void replace(const Variable& old_value, const Variable& replacement);
+  /// Drops the nodes kept alive by replace(); call between passes, never while iterating.
+  void release_replaced() noexcept { replaced_.clear(); }
   /// Number of apply nodes.
   [[nodiscard]] std::size_t node_count() const { return toposort().size(); }
 
  private:
   std::vector<Variable> inputs_;
   std::vector<Variable> outputs_;
+  std::vector<std::shared_ptr<ApplyNode>> replaced_;
 };
 
 }  // namespace tscope
