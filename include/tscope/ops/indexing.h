@@ -33,6 +33,7 @@
 ///   broadcast against each other with NumPy's rules, and their broadcast shape replaces the
 ///   indexed axes in place. The other entries must be slices with constant parts. Integer arrays
 ///   separated by a slice (where NumPy moves the indexed axes to the front) raise Unsupported.
+/// - Index arrays must have an integer dtype; boolean masks are not supported (TypeMismatch).
 /// - set semantics with duplicate indices: the last write wins (NumPy); gradients of set with
 ///   duplicates treat every write as taking effect.
 /// Every builder records the caller's source location.
@@ -79,10 +80,10 @@ struct Slice {
 /// One entry of an index list: a slice, or an integer (constant or integer Variable).
 class Index {
  public:
-  Index(const Slice& value) : value_(value) {}                          // NOLINT
-  Index(int value) : value_(IndexBound(value)) {}                       // NOLINT
-  Index(std::int64_t value) : value_(IndexBound(value)) {}              // NOLINT
-  Index(const Variable& value) : value_(IndexBound(value)) {}           // NOLINT
+  Index(const Slice& value) : value_(value) {}                 // NOLINT
+  Index(int value) : value_(IndexBound(value)) {}              // NOLINT
+  Index(std::int64_t value) : value_(IndexBound(value)) {}     // NOLINT
+  Index(const Variable& value) : value_(IndexBound(value)) {}  // NOLINT
 
   [[nodiscard]] bool is_slice() const noexcept { return value_.index() == 0; }
   [[nodiscard]] const Slice& as_slice() const { return std::get<0>(value_); }
@@ -96,35 +97,47 @@ class Index {
 using IndexList = std::vector<Index>;
 
 /// x[indices] (basic indexing): a view of x, printed Subtensor{1:-1, ::2, int64}.
-Variable subtensor(const Variable& x, const IndexList& indices,
+Variable subtensor(const Variable& x,
+                   const IndexList& indices,
                    const std::source_location& location = std::source_location::current());
 /// A copy of x with y added to x[indices]; printed IncSubtensor{Inc;1:3}.
-Variable inc_subtensor(const Variable& x, const IndexList& indices, const Variable& y,
+Variable inc_subtensor(const Variable& x,
+                       const IndexList& indices,
+                       const Variable& y,
                        const std::source_location& location = std::source_location::current());
 /// A copy of x with x[indices] replaced by y; printed IncSubtensor{Set;1:3}.
-Variable set_subtensor(const Variable& x, const IndexList& indices, const Variable& y,
+Variable set_subtensor(const Variable& x,
+                       const IndexList& indices,
+                       const Variable& y,
                        const std::source_location& location = std::source_location::current());
 
 /// x[indices] along axis 0 for an integer vector `indices` (negative values count from the end).
-Variable advanced_subtensor1(const Variable& x, const Variable& indices,
-                             const std::source_location& location =
-                                 std::source_location::current());
+Variable advanced_subtensor1(
+    const Variable& x,
+    const Variable& indices,
+    const std::source_location& location = std::source_location::current());
 /// A copy of x with y added to x[indices]; rows named several times receive every addition.
-Variable advanced_inc_subtensor1(const Variable& x, const Variable& indices, const Variable& y,
-                                 const std::source_location& location =
-                                     std::source_location::current());
+Variable advanced_inc_subtensor1(
+    const Variable& x,
+    const Variable& indices,
+    const Variable& y,
+    const std::source_location& location = std::source_location::current());
 /// A copy of x with x[indices] replaced by y (the last of duplicate indices wins).
-Variable advanced_set_subtensor1(const Variable& x, const Variable& indices, const Variable& y,
-                                 const std::source_location& location =
-                                     std::source_location::current());
+Variable advanced_set_subtensor1(
+    const Variable& x,
+    const Variable& indices,
+    const Variable& y,
+    const std::source_location& location = std::source_location::current());
 
 /// General integer-array indexing (see the limits above).
-Variable advanced_subtensor(const Variable& x, const IndexList& indices,
-                            const std::source_location& location =
-                                std::source_location::current());
+Variable advanced_subtensor(const Variable& x,
+                            const IndexList& indices,
+                            const std::source_location& location = std::source_location::current());
 /// A copy of x with y added to advanced_subtensor(x, indices); duplicates accumulate.
-Variable advanced_inc_subtensor(const Variable& x, const IndexList& indices, const Variable& y,
-                                const std::source_location& location =
-                                    std::source_location::current());
+Variable advanced_inc_subtensor(
+    const Variable& x,
+    const IndexList& indices,
+    const Variable& y,
+    const std::source_location& location = std::source_location::current());
 
 }  // namespace tscope

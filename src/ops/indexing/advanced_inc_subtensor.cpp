@@ -23,9 +23,9 @@ std::vector<Type> infer_advanced_inc_subtensor(const InferContext& ctx) {
                 "AdvancedIncSubtensor: value dtype {} differs from the input dtype {}",
                 dtype_name(y.dtype), dtype_name(x.dtype));
   }
-  const Dims region = detail::infer_advanced_dims("AdvancedIncSubtensor", x,
-                                                  detail::decode_entries(ctx.attrs),
-                                                  ctx.inputs.subspan(kFirstIndexInput));
+  const Dims region =
+      detail::infer_advanced_dims("AdvancedIncSubtensor", x, detail::decode_entries(ctx.attrs),
+                                  ctx.inputs.subspan(kFirstIndexInput));
   const int lead = region.rank() - y.rank();
   bool fits = lead >= 0;
   for (int axis = 0; fits && axis < y.rank(); ++axis) {
@@ -51,16 +51,16 @@ void compute_advanced_inc_subtensor(KernelContext& ctx) {
   const detail::AdvancedPlan plan = detail::plan_advanced(
       ctx, out.shape(), out.strides(), detail::decode_entries(*ctx.attrs), kFirstIndexInput);
   const Dims value_strides = detail::broadcast_strides(
-      ctx, y, ctx.node->input(kValueInput).type(), plan.output_shape, "value");
+      ctx, y, detail::node_input_type(ctx, kValueInput), plan.output_shape, "value");
   visit_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* value = static_cast<const T*>(y.raw_data());
     T* target = static_cast<T*>(out.raw_data());
     for (std::size_t i = 0; i < plan.offsets.size(); ++i) {
       T& element = target[plan.offsets[i]];
-      element = static_cast<T>(
-          element + value[detail::strided_offset(plan.output_shape, value_strides,
-                                                 static_cast<std::int64_t>(i))]);
+      element =
+          static_cast<T>(element + value[detail::strided_offset(plan.output_shape, value_strides,
+                                                                static_cast<std::int64_t>(i))]);
     }
   });
 }
@@ -106,7 +106,9 @@ void register_advanced_inc_subtensor(OpRegistry& registry) {
 
 namespace tscope {
 
-Variable advanced_inc_subtensor(const Variable& x, const IndexList& indices, const Variable& y,
+Variable advanced_inc_subtensor(const Variable& x,
+                                const IndexList& indices,
+                                const Variable& y,
                                 const std::source_location& location) {
   ProvenanceScope scope("advanced_inc_subtensor", location);
   Variable value = y;

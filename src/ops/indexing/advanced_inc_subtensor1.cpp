@@ -64,9 +64,9 @@ Operands prepare(KernelContext& ctx) {
   std::memcpy(out.raw_data(), source.raw_data(), static_cast<std::size_t>(x.nbytes()));
   operands.region_shape = x.shape();
   operands.region_shape[0] = static_cast<std::int64_t>(operands.rows.size());
-  operands.value_strides =
-      detail::broadcast_strides(ctx, ctx.input(kValueInput), ctx.node->input(kValueInput).type(),
-                                operands.region_shape, "value");
+  operands.value_strides = detail::broadcast_strides(ctx, ctx.input(kValueInput),
+                                                     detail::node_input_type(ctx, kValueInput),
+                                                     operands.region_shape, "value");
   return operands;
 }
 
@@ -114,10 +114,11 @@ void compute_advanced_inc_subtensor1(KernelContext& ctx) {
     for (std::size_t i = 0; i < operands.rows.size(); ++i) {
       T* target_row = target + operands.rows[i] * out_strides[0];
       const T* value_row = value + static_cast<std::int64_t>(i) * value_row_stride;
-      detail::walk_strided(row_shape, out_strides, operands.value_strides,
-                           [&](std::int64_t, std::int64_t target_offset, std::int64_t value_offset) {
-                             update(target_row[target_offset], value_row[value_offset], set);
-                           });
+      detail::walk_strided(
+          row_shape, out_strides, operands.value_strides,
+          [&](std::int64_t, std::int64_t target_offset, std::int64_t value_offset) {
+            update(target_row[target_offset], value_row[value_offset], set);
+          });
     }
   });
 }
@@ -129,9 +130,9 @@ std::vector<Variable> pullback_advanced_inc_subtensor1(const PullbackContext& ct
   const Variable& g = ctx.output_grads[0];
   if (!g.defined() || !is_floating(x.dtype())) return {Variable(), Variable(), Variable()};
   // Rows overwritten by a set receive no gradient through x.
-  Variable gx = is_set(ctx.attrs) ? advanced_set_subtensor1(
-                                        g, indices, constant(Tensor::scalar(0.0, g.dtype())))
-                                  : g;
+  Variable gx = is_set(ctx.attrs)
+                    ? advanced_set_subtensor1(g, indices, constant(Tensor::scalar(0.0, g.dtype())))
+                    : g;
   Variable gy = detail::sum_to_type(advanced_subtensor1(g, indices), y.type());
   return {gx, gy, Variable()};
 }
@@ -148,8 +149,11 @@ Cost advanced_inc_subtensor1_cost(const CostContext& ctx) {
               .bytes = item * (2 * x_elements + 2 * y_elements)};
 }
 
-Variable apply_advanced_inc_subtensor1(const Variable& x, const Variable& indices, Variable y,
-                                       bool set, const std::source_location& location) {
+Variable apply_advanced_inc_subtensor1(const Variable& x,
+                                       const Variable& indices,
+                                       Variable y,
+                                       bool set,
+                                       const std::source_location& location) {
   ProvenanceScope scope(set ? "advanced_set_subtensor1" : "advanced_inc_subtensor1", location);
   if (y.dtype() != x.dtype() && promote_types(x.dtype(), y.dtype()) == x.dtype()) {
     y = cast(y, x.dtype(), location);
@@ -176,12 +180,16 @@ void register_advanced_inc_subtensor1(OpRegistry& registry) {
 
 namespace tscope {
 
-Variable advanced_inc_subtensor1(const Variable& x, const Variable& indices, const Variable& y,
+Variable advanced_inc_subtensor1(const Variable& x,
+                                 const Variable& indices,
+                                 const Variable& y,
                                  const std::source_location& location) {
   return ops::apply_advanced_inc_subtensor1(x, indices, y, /*set=*/false, location);
 }
 
-Variable advanced_set_subtensor1(const Variable& x, const Variable& indices, const Variable& y,
+Variable advanced_set_subtensor1(const Variable& x,
+                                 const Variable& indices,
+                                 const Variable& y,
                                  const std::source_location& location) {
   return ops::apply_advanced_inc_subtensor1(x, indices, y, /*set=*/true, location);
 }

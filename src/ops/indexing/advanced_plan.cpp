@@ -68,7 +68,8 @@ Dims broadcast_static(std::string_view op_name, std::span<const Variable> arrays
 }
 }  // namespace
 
-Dims infer_advanced_dims(std::string_view op_name, const Type& x,
+Dims infer_advanced_dims(std::string_view op_name,
+                         const Type& x,
                          const std::vector<SpecEntry>& entries,
                          std::span<const Variable> index_inputs) {
   check_symbolic_inputs(op_name, x, entries, index_inputs);
@@ -88,8 +89,11 @@ Dims infer_advanced_dims(std::string_view op_name, const Type& x,
   return dims;
 }
 
-AdvancedPlan plan_advanced(const KernelContext& ctx, const Dims& shape, const Dims& strides,
-                           const std::vector<SpecEntry>& entries, int first_index_input) {
+AdvancedPlan plan_advanced(const KernelContext& ctx,
+                           const Dims& shape,
+                           const Dims& strides,
+                           const std::vector<SpecEntry>& entries,
+                           int first_index_input) {
   const std::string_view op_name = ctx.node != nullptr ? ctx.node->op().name : "indexing";
   const ArrayAxes arrays = array_axes(op_name, entries);
   const int array_count = static_cast<int>(arrays.axes.size());
@@ -178,8 +182,8 @@ AdvancedPlan plan_advanced(const KernelContext& ctx, const Dims& shape, const Di
       if (out_axis.input_axis < 0) {
         batch_position += position * out_axis.batch_stride;
       } else {
-        offset += (out_axis.slice.start + position * out_axis.slice.step) *
-                  strides[out_axis.input_axis];
+        offset +=
+            (out_axis.slice.start + position * out_axis.slice.step) * strides[out_axis.input_axis];
       }
     }
     for (int k = 0; k < array_count; ++k) {

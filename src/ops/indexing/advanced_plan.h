@@ -17,7 +17,8 @@
 namespace tscope::ops::detail {
 
 /// Static dims of x[entries]; checks the entries and the index inputs.
-Dims infer_advanced_dims(std::string_view op_name, const Type& x,
+Dims infer_advanced_dims(std::string_view op_name,
+                         const Type& x,
                          const std::vector<SpecEntry>& entries,
                          std::span<const Variable> index_inputs);
 
@@ -30,7 +31,10 @@ struct AdvancedPlan {
 
 /// Resolves slices and reads, broadcasts and range-checks the index arrays (node inputs from
 /// `first_index_input` on, in entry order); throws IndexOutOfRange / ShapeMismatch naming the node.
-AdvancedPlan plan_advanced(const KernelContext& ctx, const Dims& shape, const Dims& strides,
-                           const std::vector<SpecEntry>& entries, int first_index_input);
+AdvancedPlan plan_advanced(const KernelContext& ctx,
+                           const Dims& shape,
+                           const Dims& strides,
+                           const std::vector<SpecEntry>& entries,
+                           int first_index_input);
 
 }  // namespace tscope::ops::detail

@@ -51,8 +51,9 @@ Cost advanced_subtensor_cost(const CostContext& ctx) {
     index_bytes += static_cast<double>(dtype_size(ctx.input_dtypes[i])) *
                    static_cast<double>(ctx.input_shapes[i].product());
   }
-  return Cost{.flops = 0,
-              .bytes = 2 * item * static_cast<double>(ctx.output_shapes[0].product()) + index_bytes};
+  return Cost{
+      .flops = 0,
+      .bytes = 2 * item * static_cast<double>(ctx.output_shapes[0].product()) + index_bytes};
 }
 }  // namespace
 
@@ -72,7 +73,8 @@ void register_advanced_subtensor(OpRegistry& registry) {
 
 namespace tscope {
 
-Variable advanced_subtensor(const Variable& x, const IndexList& indices,
+Variable advanced_subtensor(const Variable& x,
+                            const IndexList& indices,
                             const std::source_location& location) {
   ProvenanceScope scope("advanced_subtensor", location);
   ops::detail::LoweredIndex lowered = ops::detail::lower_index(indices, /*allow_arrays=*/true);

@@ -31,7 +31,8 @@ void compute_advanced_subtensor1_reference(KernelContext& ctx) {
       detail::checked_indices(ctx, ctx.input(1), /*axis=*/0, x.shape()[0]);
   Tensor& out =
       ctx.allocate_output(0, x.dtype(), gathered_shape(x, static_cast<std::int64_t>(rows.size())));
-  const std::int64_t row_elements = rows.empty() ? 0 : out.numel() / static_cast<std::int64_t>(rows.size());
+  const std::int64_t row_elements =
+      rows.empty() ? 0 : out.numel() / static_cast<std::int64_t>(rows.size());
   Dims row_shape = out.shape();
   row_shape[0] = 1;
   visit_dtype(x.dtype(), [&](auto tag) {
@@ -64,18 +65,19 @@ void compute_advanced_subtensor1(KernelContext& ctx) {
   const bool contiguous_rows = x.is_contiguous();
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::int64_t row_offset = rows[i] * x.strides()[0];
-    char* row_target = target + static_cast<std::int64_t>(i) * row_elements * static_cast<std::int64_t>(item);
+    char* row_target =
+        target + static_cast<std::int64_t>(i) * row_elements * static_cast<std::int64_t>(item);
     if (contiguous_rows) {
       std::memcpy(row_target, source + row_offset * static_cast<std::int64_t>(item),
                   static_cast<std::size_t>(row_elements) * item);
       continue;
     }
-    detail::walk_strided(row_shape, x.strides(), x.strides(),
-                         [&](std::int64_t flat, std::int64_t offset, std::int64_t) {
-                           std::memcpy(row_target + flat * static_cast<std::int64_t>(item),
-                                       source + (row_offset + offset) * static_cast<std::int64_t>(item),
-                                       item);
-                         });
+    detail::walk_strided(
+        row_shape, x.strides(), x.strides(),
+        [&](std::int64_t flat, std::int64_t offset, std::int64_t) {
+          std::memcpy(row_target + flat * static_cast<std::int64_t>(item),
+                      source + (row_offset + offset) * static_cast<std::int64_t>(item), item);
+        });
   }
 }
 
@@ -111,7 +113,8 @@ void register_advanced_subtensor1(OpRegistry& registry) {
 
 namespace tscope {
 
-Variable advanced_subtensor1(const Variable& x, const Variable& indices,
+Variable advanced_subtensor1(const Variable& x,
+                             const Variable& indices,
                              const std::source_location& location) {
   return apply_op1(op_def("AdvancedSubtensor1"), {x, indices}, Attrs{}, location);
 }

@@ -53,15 +53,15 @@ std::vector<Type> infer_inc_subtensor(const InferContext& ctx) {
 }
 
 struct Operands {
-  Tensor region;      // view of the output
+  Tensor region;       // view of the output
   Dims value_strides;  // y's strides broadcast over the region
 };
 
 // Copies x into a fresh output and returns the region of the output to update.
 Operands prepare(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
-  const std::vector<detail::ResolvedAxis> axes = detail::resolve_basic(
-      ctx, x.shape(), detail::decode_entries(*ctx.attrs), kFirstIndexInput);
+  const std::vector<detail::ResolvedAxis> axes =
+      detail::resolve_basic(ctx, x.shape(), detail::decode_entries(*ctx.attrs), kFirstIndexInput);
   Tensor& out = ctx.allocate_output(0, x.dtype(), x.shape());
   if (x.is_contiguous()) {
     std::memcpy(out.raw_data(), x.raw_data(), static_cast<std::size_t>(x.nbytes()));
@@ -79,7 +79,7 @@ Operands prepare(KernelContext& ctx) {
   Operands operands;
   operands.region = detail::basic_view(out, axes);
   operands.value_strides = detail::broadcast_strides(
-      ctx, ctx.input(1), ctx.node->input(1).type(), operands.region.shape(), "value");
+      ctx, ctx.input(1), detail::node_input_type(ctx, 1), operands.region.shape(), "value");
   return operands;
 }
 
@@ -113,8 +113,7 @@ void compute_inc_subtensor(KernelContext& ctx) {
     using T = decltype(tag);
     T* target = static_cast<T*>(operands.region.raw_data());
     const T* value = static_cast<const T*>(y.raw_data());
-    detail::walk_strided(operands.region.shape(), operands.region.strides(),
-                         operands.value_strides,
+    detail::walk_strided(operands.region.shape(), operands.region.strides(), operands.value_strides,
                          [&](std::int64_t, std::int64_t target_offset, std::int64_t value_offset) {
                            update(target[target_offset], value[value_offset], set);
                          });
@@ -130,9 +129,8 @@ std::vector<Variable> pullback_inc_subtensor(const PullbackContext& ctx) {
   const IndexList indices = detail::index_list_from(detail::decode_entries(ctx.attrs),
                                                     ctx.inputs.subspan(kFirstIndexInput));
   // x's elements in the region were overwritten by a set, so they receive no gradient.
-  grads[0] = is_set(ctx.attrs)
-                 ? set_subtensor(g, indices, constant(Tensor::scalar(0.0, g.dtype())))
-                 : g;
+  grads[0] =
+      is_set(ctx.attrs) ? set_subtensor(g, indices, constant(Tensor::scalar(0.0, g.dtype()))) : g;
   grads[1] = detail::sum_to_type(subtensor(g, indices), y.type());
   return grads;
 }
@@ -151,7 +149,10 @@ Cost inc_subtensor_cost(const CostContext& ctx) {
               .bytes = item * (2 * x_elements + 2 * y_elements)};
 }
 
-Variable apply_inc_subtensor(const Variable& x, const IndexList& indices, Variable y, bool set,
+Variable apply_inc_subtensor(const Variable& x,
+                             const IndexList& indices,
+                             Variable y,
+                             bool set,
                              const std::source_location& location) {
   ProvenanceScope scope(set ? "set_subtensor" : "inc_subtensor", location);
   if (y.dtype() != x.dtype() && promote_types(x.dtype(), y.dtype()) == x.dtype()) {
@@ -183,12 +184,16 @@ void register_inc_subtensor(OpRegistry& registry) {
 
 namespace tscope {
 
-Variable inc_subtensor(const Variable& x, const IndexList& indices, const Variable& y,
+Variable inc_subtensor(const Variable& x,
+                       const IndexList& indices,
+                       const Variable& y,
                        const std::source_location& location) {
   return ops::apply_inc_subtensor(x, indices, y, /*set=*/false, location);
 }
 
-Variable set_subtensor(const Variable& x, const IndexList& indices, const Variable& y,
+Variable set_subtensor(const Variable& x,
+                       const IndexList& indices,
+                       const Variable& y,
                        const std::source_location& location) {
   return ops::apply_inc_subtensor(x, indices, y, /*set=*/true, location);
 }

@@ -21,18 +21,24 @@ SpecBound lower_bound(const IndexBound& bound, std::vector<Variable>& symbolic_i
 
 std::string bound_string(const SpecBound& bound) {
   switch (bound.source) {
-    case BoundSource::Omitted: return "";
-    case BoundSource::Constant: return std::to_string(bound.value);
-    case BoundSource::Symbolic: break;
+    case BoundSource::Omitted:
+      return "";
+    case BoundSource::Constant:
+      return std::to_string(bound.value);
+    case BoundSource::Symbolic:
+      break;
   }
   return std::string(dtype_name(static_cast<DType>(bound.value)));
 }
 
 IndexBound bound_from(const SpecBound& bound, std::span<const Variable> inputs, std::size_t& next) {
   switch (bound.source) {
-    case BoundSource::Omitted: return none;
-    case BoundSource::Constant: return bound.value;
-    case BoundSource::Symbolic: break;
+    case BoundSource::Omitted:
+      return none;
+    case BoundSource::Constant:
+      return bound.value;
+    case BoundSource::Symbolic:
+      break;
   }
   return inputs[next++];
 }
@@ -70,9 +76,9 @@ LoweredIndex lower_index(const IndexList& indices, bool allow_arrays) {
       const IndexBound& integer = index.as_integer();
       entry.kind = EntryKind::IntegerArray;
       lowered.symbolic_inputs.push_back(
-          integer.is_variable() ? integer.variable()
-                                : constant(Tensor::scalar(static_cast<double>(integer.constant()),
-                                                          DType::Int64)));
+          integer.is_variable()
+              ? integer.variable()
+              : constant(Tensor::scalar(static_cast<double>(integer.constant()), DType::Int64)));
       entry.start = {BoundSource::Symbolic,
                      static_cast<std::int64_t>(lowered.symbolic_inputs.back().dtype())};
     } else {
@@ -165,7 +171,8 @@ int count_symbolic_inputs(const std::vector<SpecEntry>& entries) {
   return count;
 }
 
-Dims infer_basic_dims(std::string_view op_name, const Dims& input_dims,
+Dims infer_basic_dims(std::string_view op_name,
+                      const Dims& input_dims,
                       const std::vector<SpecEntry>& entries) {
   Dims dims;
   for (int axis = 0; axis < input_dims.rank(); ++axis) {
@@ -206,7 +213,8 @@ Dims infer_basic_dims(std::string_view op_name, const Dims& input_dims,
   return dims;
 }
 
-void check_symbolic_inputs(std::string_view op_name, const Type& input_type,
+void check_symbolic_inputs(std::string_view op_name,
+                           const Type& input_type,
                            const std::vector<SpecEntry>& entries,
                            std::span<const Variable> symbolic_inputs) {
   if (static_cast<int>(entries.size()) > input_type.rank()) {
@@ -225,7 +233,9 @@ void check_symbolic_inputs(std::string_view op_name, const Type& input_type,
   }
 }
 
-ResolvedAxis resolve_slice(std::int64_t length, const std::int64_t* start, const std::int64_t* stop,
+ResolvedAxis resolve_slice(std::int64_t length,
+                           const std::int64_t* start,
+                           const std::int64_t* stop,
                            std::int64_t step) {
   // A step longer than the axis selects at most one element, as does the axis length itself; the
   // clamp keeps every later product and sum far from int64 overflow.
@@ -253,7 +263,8 @@ ResolvedAxis resolve_slice(std::int64_t length, const std::int64_t* start, const
   return axis;
 }
 
-std::vector<ResolvedAxis> resolve_basic(const KernelContext& ctx, const Dims& shape,
+std::vector<ResolvedAxis> resolve_basic(const KernelContext& ctx,
+                                        const Dims& shape,
                                         const std::vector<SpecEntry>& entries,
                                         int first_symbolic_input) {
   const std::string_view op_name = ctx.node != nullptr ? ctx.node->op().name : "indexing";
@@ -332,8 +343,10 @@ void check_row_indices(std::string_view op_name, const Type& x, const Type& indi
   }
 }
 
-std::vector<std::int64_t> checked_indices(const KernelContext& ctx, const Tensor& indices,
-                                          int axis, std::int64_t length) {
+std::vector<std::int64_t> checked_indices(const KernelContext& ctx,
+                                          const Tensor& indices,
+                                          int axis,
+                                          std::int64_t length) {
   const std::string_view op_name = ctx.node != nullptr ? ctx.node->op().name : "indexing";
   std::vector<std::int64_t> values(static_cast<std::size_t>(indices.numel()));
   visit_dtype(indices.dtype(), [&](auto tag) {
@@ -347,11 +360,11 @@ std::vector<std::int64_t> checked_indices(const KernelContext& ctx, const Tensor
   for (std::size_t i = 0; i < values.size(); ++i) {
     const std::int64_t index = normalized_index(values[i], length);
     if (index < 0 || index >= length) {
-      throw node_error(ctx, ErrorKind::IndexOutOfRange,
-                       fmt::format("{}: index {} (element {} of the index array of shape {}) is "
-                                   "out of range for axis {} of length {}",
-                                   op_name, values[i], i, indices.shape().to_string(), axis,
-                                   length));
+      throw node_error(
+          ctx, ErrorKind::IndexOutOfRange,
+          fmt::format("{}: index {} (element {} of the index array of shape {}) is "
+                      "out of range for axis {} of length {}",
+                      op_name, values[i], i, indices.shape().to_string(), axis, length));
     }
     values[i] = index;
   }
@@ -362,6 +375,11 @@ Error node_error(const KernelContext& ctx, ErrorKind kind, std::string message) 
   Error error(kind, std::move(message));
   if (ctx.node != nullptr) error.add_context("in " + ctx.node->describe());
   return error;
+}
+
+const Type& node_input_type(const KernelContext& ctx, int index) {
+  TSCOPE_CHECK(ctx.node != nullptr, "indexing kernel run without its node");
+  return ctx.node->input(index).type();
 }
 
 Variable zeros_like(const Variable& x) {
@@ -378,8 +396,11 @@ std::int64_t strided_offset(const Dims& shape, const Dims& strides, std::int64_t
   return offset;
 }
 
-Dims broadcast_strides(const KernelContext& ctx, const Tensor& value, const Type& value_type,
-                       const Dims& target, std::string_view what) {
+Dims broadcast_strides(const KernelContext& ctx,
+                       const Tensor& value,
+                       const Type& value_type,
+                       const Dims& target,
+                       std::string_view what) {
   const std::string_view op_name = ctx.node != nullptr ? ctx.node->op().name : "indexing";
   const int lead = target.rank() - value.rank();
   auto mismatch = [&] {

@@ -61,10 +61,12 @@ int count_symbolic_inputs(const std::vector<SpecEntry>& entries);
 
 /// Static dims of basic indexing; kUnknownDim where a bound is symbolic or the dim unknown.
 /// Checks constant integers against known dims and constant steps for zero.
-Dims infer_basic_dims(std::string_view op_name, const Dims& input_dims,
+Dims infer_basic_dims(std::string_view op_name,
+                      const Dims& input_dims,
                       const std::vector<SpecEntry>& entries);
 /// Checks that each symbolic input is a rank-0 integer and each entry fits the input rank.
-void check_symbolic_inputs(std::string_view op_name, const Type& input_type,
+void check_symbolic_inputs(std::string_view op_name,
+                           const Type& input_type,
                            const std::vector<SpecEntry>& entries,
                            std::span<const Variable> symbolic_inputs);
 
@@ -80,7 +82,8 @@ struct ResolvedAxis {
 /// Resolves the entries of a basic index (plus implicit trailing full slices) against `shape`,
 /// reading symbolic bounds from `symbolic` (one tensor per symbolic bound, in order). Throws
 /// IndexOutOfRange / InvalidArgument with the node's description as context.
-std::vector<ResolvedAxis> resolve_basic(const KernelContext& ctx, const Dims& shape,
+std::vector<ResolvedAxis> resolve_basic(const KernelContext& ctx,
+                                        const Dims& shape,
                                         const std::vector<SpecEntry>& entries,
                                         int first_symbolic_input);
 
@@ -88,7 +91,9 @@ std::vector<ResolvedAxis> resolve_basic(const KernelContext& ctx, const Dims& sh
 Tensor basic_view(const Tensor& x, const std::vector<ResolvedAxis>& axes);
 
 /// NumPy slice resolution for an axis of `length`; `step` must be non-zero.
-ResolvedAxis resolve_slice(std::int64_t length, const std::int64_t* start, const std::int64_t* stop,
+ResolvedAxis resolve_slice(std::int64_t length,
+                           const std::int64_t* start,
+                           const std::int64_t* stop,
                            std::int64_t step);
 
 /// The value of a rank-0 integer tensor.
@@ -99,11 +104,16 @@ void check_row_indices(std::string_view op_name, const Type& x, const Type& indi
 
 /// The values of an integer index array (row-major), made non-negative; throws IndexOutOfRange
 /// naming the node, the axis, the offending value and the axis length.
-std::vector<std::int64_t> checked_indices(const KernelContext& ctx, const Tensor& indices,
-                                          int axis, std::int64_t length);
+std::vector<std::int64_t> checked_indices(const KernelContext& ctx,
+                                          const Tensor& indices,
+                                          int axis,
+                                          std::int64_t length);
 
 /// An Error of `kind` with `message`, carrying "in <node description>" as context.
 Error node_error(const KernelContext& ctx, ErrorKind kind, std::string message);
+
+/// The static type of the node's input `index` (broadcasting follows static dims).
+const Type& node_input_type(const KernelContext& ctx, int index);
 
 /// Zeros with x's type: second(x, 0).
 Variable zeros_like(const Variable& x);
@@ -140,7 +150,10 @@ std::int64_t strided_offset(const Dims& shape, const Dims& strides, std::int64_t
 /// Strides that broadcast `value` (right-aligned) over `target`: 0 along broadcast axes. Throws
 /// ShapeMismatch naming both shapes unless each value dim equals the target dim or is 1 where
 /// `value_type` is statically 1.
-Dims broadcast_strides(const KernelContext& ctx, const Tensor& value, const Type& value_type,
-                       const Dims& target, std::string_view what);
+Dims broadcast_strides(const KernelContext& ctx,
+                       const Tensor& value,
+                       const Type& value_type,
+                       const Dims& target,
+                       std::string_view what);
 
 }  // namespace tscope::ops::detail

@@ -98,7 +98,8 @@ Slice slice(IndexBound start, IndexBound stop, IndexBound step) {
   return Slice{std::move(start), std::move(stop), std::move(step)};
 }
 
-Variable subtensor(const Variable& x, const IndexList& indices,
+Variable subtensor(const Variable& x,
+                   const IndexList& indices,
                    const std::source_location& location) {
   ops::detail::LoweredIndex lowered = ops::detail::lower_index(indices, /*allow_arrays=*/false);
   Attrs attrs;

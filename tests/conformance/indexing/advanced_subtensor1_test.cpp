@@ -27,9 +27,9 @@ TEST(AdvancedSubtensor1, FastMatchesReferenceOnStridedAndEmptyInputs) {
   const Tensor x_value = testing::random_tensor(DType::Float64, {4, 3, 2}, 21);
   const Tensor idx_value = Tensor::from_vector<std::int32_t>({5}, {3, 0, -1, 1, 3});
   EXPECT_TRUE(testing::fast_matches_reference({x, idx}, {y}, {x_value, idx_value}));
-  EXPECT_TRUE(testing::fast_matches_reference({x, idx}, {y},
-                                              {testing::non_contiguous_copy(x_value),
-                                               testing::non_contiguous_copy(idx_value)}));
+  EXPECT_TRUE(testing::fast_matches_reference(
+      {x, idx}, {y},
+      {testing::non_contiguous_copy(x_value), testing::non_contiguous_copy(idx_value)}));
   const Tensor none_selected = Tensor::from_vector<std::int32_t>({0}, {});
   const auto out = testing::run_graph({x, idx}, {y}, {x_value, none_selected})[0];
   EXPECT_EQ(out.shape(), (Dims{0, 3, 2}));
@@ -49,8 +49,8 @@ TEST(AdvancedSubtensor1, IndexOutOfRangeNamesNodeAxisIndexAndLength) {
   Variable y = advanced_subtensor1(x, idx);
   for (bool reference : {false, true}) {
     try {
-      (void)testing::run_graph({x, idx}, {y}, {Tensor::zeros(DType::Float32, {3, 2}), indices({0, 3})},
-                               reference);
+      (void)testing::run_graph({x, idx}, {y},
+                               {Tensor::zeros(DType::Float32, {3, 2}), indices({0, 3})}, reference);
       FAIL() << "no error";
     } catch (const Error& error) {
       EXPECT_EQ(error.kind(), ErrorKind::IndexOutOfRange);
@@ -94,8 +94,8 @@ TEST(AdvancedIncSubtensor1, FastMatchesReferenceWithBroadcastValues) {
   const Tensor x_value = testing::random_tensor(DType::Float32, {5, 3}, 31);
   const Tensor row_value = testing::random_tensor(DType::Float32, {3}, 32);
   const Tensor column_value = testing::random_tensor(DType::Float32, {4, 1}, 33);
-  EXPECT_TRUE(testing::fast_matches_reference({x, idx, row, column}, outputs,
-                                              {x_value, indices({4, 0, 4, -1}), row_value, column_value}));
+  EXPECT_TRUE(testing::fast_matches_reference(
+      {x, idx, row, column}, outputs, {x_value, indices({4, 0, 4, -1}), row_value, column_value}));
   EXPECT_TRUE(testing::fast_matches_reference(
       {x, idx, row, column}, outputs,
       {testing::non_contiguous_copy(x_value), indices({2, 2, 2, 2}),
@@ -129,9 +129,9 @@ TEST(AdvancedIncSubtensor1, BadValuesAndIndicesAreErrors) {
   Variable i = vector(DType::Int64, "i");
   Variable y = vector(DType::Float32, "y");
   try {
-    (void)testing::run_graph({x, i, y}, {advanced_inc_subtensor1(x, i, y)},
-                             {Tensor::zeros(DType::Float32, {4, 3}), indices({-5}),
-                              Tensor::zeros(DType::Float32, {3})});
+    (void)testing::run_graph(
+        {x, i, y}, {advanced_inc_subtensor1(x, i, y)},
+        {Tensor::zeros(DType::Float32, {4, 3}), indices({-5}), Tensor::zeros(DType::Float32, {3})});
     FAIL() << "no error";
   } catch (const Error& error) {
     EXPECT_EQ(error.kind(), ErrorKind::IndexOutOfRange);

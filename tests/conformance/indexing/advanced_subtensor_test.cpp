@@ -22,9 +22,9 @@ TEST(AdvancedSubtensor, ArraysOnTrailingAxesPairUpElementwise) {
   Variable y = advanced_subtensor(x, {slice(), a, b});
   EXPECT_EQ(y.owner()->op_string(), "AdvancedSubtensor");
   EXPECT_EQ(y.type().dims, (Dims{3, kUnknownDim}));
-  const auto out = testing::run_graph(
-      {x, a, b}, {y},
-      {arange({3, 4, 5}), int_array({2}, {3, -4}), Tensor::from_vector<std::int32_t>({2}, {-1, 2})})[0];
+  const auto out = testing::run_graph({x, a, b}, {y},
+                                      {arange({3, 4, 5}), int_array({2}, {3, -4}),
+                                       Tensor::from_vector<std::int32_t>({2}, {-1, 2})})[0];
   ASSERT_EQ(out.shape(), (Dims{3, 2}));
   std::vector<double> expected;
   for (int i = 0; i < 3; ++i) {
@@ -44,7 +44,8 @@ TEST(AdvancedSubtensor, IndexArraysBroadcastAndKeepTheirPlace) {
   const std::vector<std::int64_t> a_values{2, 0};
   const std::vector<std::int64_t> b_values{1, 3, 1};
   const auto out = testing::run_graph(
-      {x, a, b}, {y}, {arange({3, 4, 5}), int_array({2, 1}, a_values), int_array({3}, b_values)})[0];
+      {x, a, b}, {y},
+      {arange({3, 4, 5}), int_array({2, 1}, a_values), int_array({3}, b_values)})[0];
   ASSERT_EQ(out.shape(), (Dims{2, 3, 2}));
   std::vector<double> expected;
   for (std::int64_t i : a_values) {
@@ -80,7 +81,8 @@ TEST(AdvancedSubtensor, NonContiguousInputsAndEmptyIndexArrays) {
   const Tensor a_value = int_array({3}, {3, 0, 3});
   const Tensor expected = testing::run_graph({x, a}, {y}, {x_value, a_value})[0];
   const Tensor strided = testing::run_graph(
-      {x, a}, {y}, {testing::non_contiguous_copy(x_value), testing::non_contiguous_copy(a_value)})[0];
+      {x, a}, {y},
+      {testing::non_contiguous_copy(x_value), testing::non_contiguous_copy(a_value)})[0];
   EXPECT_TRUE(testing::all_close(strided, expected));
   ASSERT_EQ(expected.shape(), (Dims{3, 3}));
   EXPECT_EQ(expected.at(1), x_value.at(2 * 4 + 0));  // row 2 (reversed), column a[1] = 0
@@ -91,13 +93,17 @@ TEST(AdvancedSubtensor, NonContiguousInputsAndEmptyIndexArrays) {
 TEST(AdvancedSubtensor, GradientsMatchNumericWithRepeatedIndices) {
   const Tensor x = testing::random_tensor(DType::Float64, {3, 4, 2}, 61);
   EXPECT_TRUE(testing::gradient_matches_numeric(
-      [](const auto& v) { return advanced_subtensor(v[0], {slice(), v[1], v[2]}); },
+      [](const auto& v) {
+        return advanced_subtensor(v[0], {slice(), v[1], v[2]});
+      },
       {x, int_array({2, 2}, {1, 1, 3, 1}), int_array({2}, {0, 0})}));
   EXPECT_TRUE(testing::gradient_matches_numeric(
       [](const auto& v) { return advanced_inc_subtensor(v[0], {v[1]}, v[2]); },
       {x, int_array({3}, {2, 0, 2}), testing::random_tensor(DType::Float64, {3, 4, 2}, 62)}));
   EXPECT_TRUE(testing::gradient_matches_numeric(
-      [](const auto& v) { return advanced_inc_subtensor(v[0], {slice(1), v[1]}, v[2]); },
+      [](const auto& v) {
+        return advanced_inc_subtensor(v[0], {slice(1), v[1]}, v[2]);
+      },
       {x, int_array({2}, {-1, -1}), testing::random_tensor(DType::Float64, {2}, 63)}));
 }
 
@@ -107,9 +113,10 @@ TEST(AdvancedIncSubtensor, RepeatedElementsAccumulate) {
   Variable b = vector(DType::Int64, "b");
   Variable y = advanced_inc_subtensor(x, {a, b}, constant(Tensor::scalar(1.0)));
   EXPECT_EQ(y.owner()->op_string(), "AdvancedIncSubtensor{no_inplace,inc}");
-  const auto out = testing::run_graph(
-      {x, a, b}, {y},
-      {Tensor::zeros(DType::Float64, {2, 2}), int_array({4}, {0, 1, 0, 0}), int_array({4}, {1, 0, 1, -1})})[0];
+  const auto out =
+      testing::run_graph({x, a, b}, {y},
+                         {Tensor::zeros(DType::Float64, {2, 2}), int_array({4}, {0, 1, 0, 0}),
+                          int_array({4}, {1, 0, 1, -1})})[0];
   EXPECT_EQ(out.to_doubles(), (std::vector<double>{0, 3, 1, 0}));
 }
 
@@ -127,13 +134,14 @@ TEST(AdvancedSubtensor, UnsupportedAndOutOfRangeIndicesAreErrors) {
   }
   EXPECT_THROW((void)advanced_subtensor(x, {slice(s), a}), Error);
   EXPECT_THROW((void)advanced_subtensor(x, {vector(DType::Float32, "f")}), Error);
-  EXPECT_THROW((void)advanced_subtensor(x, {tensor(DType::Int64, {2}, "p"), tensor(DType::Int64, {3}, "q")}),
-               Error);
+  EXPECT_THROW(
+      (void)advanced_subtensor(x, {tensor(DType::Int64, {2}, "p"), tensor(DType::Int64, {3}, "q")}),
+      Error);
   Variable y = advanced_subtensor(x, {slice(), a, b});
   try {
-    (void)testing::run_graph({x, a, b}, {y},
-                             {Tensor::zeros(DType::Float32, {3, 4, 5}), int_array({2}, {0, 1}),
-                              int_array({2}, {4, 5})});
+    (void)testing::run_graph(
+        {x, a, b}, {y},
+        {Tensor::zeros(DType::Float32, {3, 4, 5}), int_array({2}, {0, 1}), int_array({2}, {4, 5})});
     FAIL() << "no error";
   } catch (const Error& error) {
     EXPECT_EQ(error.kind(), ErrorKind::IndexOutOfRange);

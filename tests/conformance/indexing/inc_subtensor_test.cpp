@@ -23,7 +23,8 @@ TEST_P(IncSubtensorRegions, FastMatchesReference) {
   Variable y = tensor(DType::Float32, c.y_shape, "y");
   const Tensor x_value = testing::random_tensor(DType::Float32, c.x_shape, 11);
   const Tensor y_value = testing::random_tensor(DType::Float32, c.y_shape, 12);
-  const std::vector<Variable> outputs{inc_subtensor(x, c.indices, y), set_subtensor(x, c.indices, y)};
+  const std::vector<Variable> outputs{inc_subtensor(x, c.indices, y),
+                                      set_subtensor(x, c.indices, y)};
   EXPECT_TRUE(testing::fast_matches_reference({x, y}, outputs, {x_value, y_value}));
   EXPECT_TRUE(testing::fast_matches_reference(
       {x, y}, outputs,
@@ -41,15 +42,16 @@ TEST_P(IncSubtensorRegions, GradientsMatchNumeric) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Cases, IncSubtensorRegions,
-    ::testing::Values(
-        RegionCase{"Rows_4x3_full", {4, 3}, {slice(1, 3)}, {2, 3}},
-        RegionCase{"Rows_4x3_rowBcast", {4, 3}, {slice(1, 3)}, {1, 3}},
-        RegionCase{"Rows_4x3_leadingBcast", {4, 3}, {slice(1, 3)}, {3}},
-        RegionCase{"Scalar_4x3", {4, 3}, {slice(none, none, -2), 1}, {}},
-        RegionCase{"Stepped_5x6", {5, 6}, {slice(-1, 0, -2), slice(1, none, 3)}, {2, 2}},
-        RegionCase{"Element_2x3x4", {2, 3, 4}, {1, -1, 2}, {}},
-        RegionCase{"Empty_4x3", {4, 3}, {slice(3, 1)}, {1, 3}}),
+    Cases,
+    IncSubtensorRegions,
+    ::testing::Values(RegionCase{"Rows_4x3_full", {4, 3}, {slice(1, 3)}, {2, 3}},
+                      RegionCase{"Rows_4x3_rowBcast", {4, 3}, {slice(1, 3)}, {1, 3}},
+                      RegionCase{"Rows_4x3_leadingBcast", {4, 3}, {slice(1, 3)}, {3}},
+                      RegionCase{"Scalar_4x3", {4, 3}, {slice(none, none, -2), 1}, {}},
+                      RegionCase{
+                          "Stepped_5x6", {5, 6}, {slice(-1, 0, -2), slice(1, none, 3)}, {2, 2}},
+                      RegionCase{"Element_2x3x4", {2, 3, 4}, {1, -1, 2}, {}},
+                      RegionCase{"Empty_4x3", {4, 3}, {slice(3, 1)}, {1, 3}}),
     [](const auto& info) { return info.param.name; });
 
 TEST(IncSubtensor, AddsAndSetsTheRegionOfACopy) {
@@ -60,8 +62,8 @@ TEST(IncSubtensor, AddsAndSetsTheRegionOfACopy) {
   EXPECT_EQ(inc.owner()->op_string(), "IncSubtensor{Inc;1:3}");
   EXPECT_EQ(set.owner()->op_string(), "IncSubtensor{Set;::2, 0}");
   const Tensor x_value = Tensor::from_vector<double>({3, 2}, {0, 1, 2, 3, 4, 5});
-  const auto outs = testing::run_graph({x, y}, {inc, set},
-                                       {x_value, Tensor::from_vector<double>({2}, {10, 20})});
+  const auto outs =
+      testing::run_graph({x, y}, {inc, set}, {x_value, Tensor::from_vector<double>({2}, {10, 20})});
   EXPECT_EQ(outs[0].to_doubles(), (std::vector<double>{0, 1, 12, 23, 14, 25}));
   EXPECT_EQ(outs[1].to_doubles(), (std::vector<double>{210, 1, 2, 3, 210, 5}));
   EXPECT_EQ(x_value.to_doubles(), (std::vector<double>{0, 1, 2, 3, 4, 5}));  // x unchanged
@@ -110,8 +112,9 @@ TEST(IncSubtensor, ValueThatDoesNotFitTheRegionIsAShapeMismatch) {
   Variable m = matrix(DType::Float32, "m");
   Variable v = matrix(DType::Float32, "v");
   try {
-    (void)testing::run_graph({m, v}, {inc_subtensor(m, {slice(1, 3)}, v)},
-                             {Tensor::zeros(DType::Float32, {4, 3}), Tensor::zeros(DType::Float32, {1, 3})});
+    (void)testing::run_graph(
+        {m, v}, {inc_subtensor(m, {slice(1, 3)}, v)},
+        {Tensor::zeros(DType::Float32, {4, 3}), Tensor::zeros(DType::Float32, {1, 3})});
     FAIL() << "no error";
   } catch (const Error& error) {
     EXPECT_EQ(error.kind(), ErrorKind::ShapeMismatch);
@@ -125,8 +128,9 @@ TEST(IncSubtensor, OutOfRangeIntegerAtRunTimeNamesTheNode) {
   Variable x = matrix(DType::Float32, "x");
   Variable i = scalar(DType::Int64, "i");
   try {
-    (void)testing::run_graph({x, i}, {set_subtensor(x, {slice(), i}, constant(Tensor::scalar(1, DType::Float32)))},
-                             {Tensor::zeros(DType::Float32, {2, 3}), Tensor::scalar(3, DType::Int64)});
+    (void)testing::run_graph(
+        {x, i}, {set_subtensor(x, {slice(), i}, constant(Tensor::scalar(1, DType::Float32)))},
+        {Tensor::zeros(DType::Float32, {2, 3}), Tensor::scalar(3, DType::Int64)});
     FAIL() << "no error";
   } catch (const Error& error) {
     EXPECT_EQ(error.kind(), ErrorKind::IndexOutOfRange);

@@ -49,13 +49,14 @@ TEST_P(SubtensorSlices, ViewMatchesCopyingReferenceAndStaticShape) {
 
 TEST_P(SubtensorSlices, GradientMatchesNumeric) {
   const SliceCase& c = GetParam();
-  EXPECT_TRUE(testing::gradient_matches_numeric(
-      [&](const auto& v) { return subtensor(v[0], c.indices); },
-      {testing::random_tensor(DType::Float64, c.shape, 4)}));
+  EXPECT_TRUE(
+      testing::gradient_matches_numeric([&](const auto& v) { return subtensor(v[0], c.indices); },
+                                        {testing::random_tensor(DType::Float64, c.shape, 4)}));
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Cases, SubtensorSlices,
+    Cases,
+    SubtensorSlices,
     ::testing::Values(
         SliceCase{"Interior_5x6_step2", {5, 6}, {slice(1, -1), slice(none, none, 2)}, {3, 3}},
         SliceCase{"Reverse_6", {6}, {slice(none, none, -1)}, {6}},
@@ -74,11 +75,12 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(Subtensor, SelectsTheValuesNumPyDoes) {
   Variable v = vector(DType::Int64, "v");
   const Tensor ten = arange(DType::Int64, {10});
-  const auto outs = testing::run_graph(
-      {v},
-      {subtensor(v, {slice(8, 1, -3)}), subtensor(v, {slice(-3)}), subtensor(v, {slice(none, none, -4)}),
-       subtensor(v, {slice(5, -20, -2)}), subtensor(v, {slice(none, -7)})},
-      {ten});
+  const auto outs =
+      testing::run_graph({v},
+                         {subtensor(v, {slice(8, 1, -3)}), subtensor(v, {slice(-3)}),
+                          subtensor(v, {slice(none, none, -4)}), subtensor(v, {slice(5, -20, -2)}),
+                          subtensor(v, {slice(none, -7)})},
+                         {ten});
   EXPECT_EQ(outs[0].to_doubles(), (std::vector<double>{8, 5, 2}));
   EXPECT_EQ(outs[1].to_doubles(), (std::vector<double>{7, 8, 9}));
   EXPECT_EQ(outs[2].to_doubles(), (std::vector<double>{9, 5, 1}));
@@ -103,6 +105,20 @@ TEST(Subtensor, MixedSliceAndIntegerIsAViewWithTheRightValues) {
   EXPECT_EQ(y.owner()->op().aliasing.views, (std::vector<std::pair<int, int>>{{0, 0}}));
 }
 
+TEST(Subtensor, NegativeStrideViewsFeedOtherOps) {
+  Variable x = matrix(DType::Float32, "x");
+  Variable reversed = subtensor(x, {slice(none, none, -1), slice(none, none, -2)});
+  const std::vector<Variable> outputs{exp(reversed) + reversed, sum(reversed, {0}),
+                                      subtensor(reversed, {slice(1), -1})};
+  const Tensor value = testing::random_tensor(DType::Float32, {4, 5}, 7);
+  EXPECT_TRUE(testing::fast_matches_reference({x}, outputs, {value}));
+  EXPECT_TRUE(testing::fast_matches_reference({x}, outputs, {testing::non_contiguous_copy(value)}));
+  const Tensor nested = testing::run_graph({x}, {outputs[2]}, {value})[0];
+  // reversed[1:, -1] = x[::-1, ::-2][1:, -1] = x[2::-1, 0].
+  EXPECT_EQ(nested.to_doubles(),
+            (std::vector<double>{value.at(2 * 5), value.at(1 * 5), value.at(0)}));
+}
+
 TEST(Subtensor, SymbolicBoundsAreReadAtCallTime) {
   Variable x = matrix(DType::Float32, "x");
   Variable start = scalar(DType::Int64, "start");
@@ -114,10 +130,10 @@ TEST(Subtensor, SymbolicBoundsAreReadAtCallTime) {
   EXPECT_EQ(row.owner()->op_string(), "Subtensor{int64}");
   EXPECT_EQ(subtensor(x, {slice(start), slice()}).owner()->op_string(), "Subtensor{int64:, :}");
   const Tensor value = arange(DType::Float32, {5, 2});
-  const auto outs = testing::run_graph(
-      {x, start, stop, step}, {y, row},
-      {value, Tensor::scalar(-1, DType::Int64), Tensor::scalar(0, DType::Int64),
-       Tensor::scalar(-2, DType::Int8)});
+  const auto outs =
+      testing::run_graph({x, start, stop, step}, {y, row},
+                         {value, Tensor::scalar(-1, DType::Int64), Tensor::scalar(0, DType::Int64),
+                          Tensor::scalar(-2, DType::Int8)});
   EXPECT_EQ(outs[0].to_doubles(), (std::vector<double>{8, 9, 4, 5}));  // rows 4, 2
   EXPECT_EQ(outs[1].to_doubles(), (std::vector<double>{8, 9}));        // row -1
   EXPECT_TRUE(testing::fast_matches_reference(
@@ -132,8 +148,11 @@ TEST(Subtensor, SymbolicBoundsAreReadAtCallTime) {
 
 TEST(Subtensor, ConstantIndexOutOfRangeIsABuildError) {
   Variable x = tensor(DType::Float32, {3, 4}, "x");
-  const std::string what =
-      what_of([&] { (void)subtensor(x, {slice(), 4}); }, ErrorKind::IndexOutOfRange);
+  const std::string what = what_of(
+      [&] {
+        (void)subtensor(x, {slice(), 4});
+      },
+      ErrorKind::IndexOutOfRange);
   EXPECT_NE(what.find("index 4"), std::string::npos) << what;
   EXPECT_NE(what.find("axis 1"), std::string::npos) << what;
   EXPECT_NE(what.find("length 4"), std::string::npos) << what;
@@ -147,7 +166,10 @@ TEST(Subtensor, SymbolicIndexOutOfRangeIsARunTimeErrorNamingTheNode) {
   Function f = function({x, i}, {y});
   for (std::int64_t bad : {3, -4}) {
     const std::string what = what_of(
-        [&] { (void)f({Tensor::zeros(DType::Float32, {3, 2}), Tensor::scalar(static_cast<double>(bad), DType::Int32)}); },
+        [&] {
+          (void)f({Tensor::zeros(DType::Float32, {3, 2}),
+                   Tensor::scalar(static_cast<double>(bad), DType::Int32)});
+        },
         ErrorKind::IndexOutOfRange);
     EXPECT_NE(what.find("index " + std::to_string(bad)), std::string::npos) << what;
     EXPECT_NE(what.find("axis 0 of length 3"), std::string::npos) << what;
@@ -159,17 +181,22 @@ TEST(Subtensor, SymbolicIndexOutOfRangeIsARunTimeErrorNamingTheNode) {
 TEST(Subtensor, BadIndexListsAreErrors) {
   Variable x = matrix(DType::Float32, "x");
   Variable zero = scalar(DType::Int64, "zero");
-  const std::string too_many =
-      what_of([&] { (void)subtensor(x, {0, 0, 0}); }, ErrorKind::IndexOutOfRange);
+  const std::string too_many = what_of(
+      [&] {
+        (void)subtensor(x, {0, 0, 0});
+      },
+      ErrorKind::IndexOutOfRange);
   EXPECT_NE(too_many.find("3 indices"), std::string::npos) << too_many;
   (void)what_of([&] { (void)subtensor(x, {slice(none, none, 0)}); }, ErrorKind::InvalidArgument);
-  (void)what_of([&] { (void)subtensor(x, {scalar(DType::Float32, "f")}); }, ErrorKind::TypeMismatch);
+  (void)what_of([&] { (void)subtensor(x, {scalar(DType::Float32, "f")}); },
+                ErrorKind::TypeMismatch);
   (void)what_of([&] { (void)subtensor(x, {vector(DType::Int64, "v")}); }, ErrorKind::TypeMismatch);
   Variable y = subtensor(x, {slice(none, none, zero)});
   const std::string what = what_of(
       [&] {
-        (void)testing::run_graph({x, zero}, {y},
-                                 {Tensor::zeros(DType::Float32, {2, 2}), Tensor::scalar(0, DType::Int64)});
+        (void)testing::run_graph(
+            {x, zero}, {y},
+            {Tensor::zeros(DType::Float32, {2, 2}), Tensor::scalar(0, DType::Int64)});
       },
       ErrorKind::InvalidArgument);
   EXPECT_NE(what.find("step"), std::string::npos) << what;
