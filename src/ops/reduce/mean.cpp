@@ -16,12 +16,6 @@ DType mean_dtype(DType input) { return is_floating(input) ? input : DType::Float
 
 std::vector<Type> infer_mean(const InferContext& ctx) { return detail::infer_reduce(ctx, mean_dtype); }
 
-std::int64_t reduced_count(const Dims& shape, const std::vector<int>& axes) {
-  std::int64_t count = 1;
-  for (int axis : axes) count *= shape[axis];
-  return count;
-}
-
 void compute_mean(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const std::vector<int> axes = detail::reduced_axes(*ctx.attrs, x.rank());
@@ -31,11 +25,26 @@ void compute_mean(KernelContext& ctx) {
   detail::for_each_reduced(x.shape(), axes, [&](std::int64_t in_flat, std::int64_t out_flat) {
     totals[static_cast<std::size_t>(out_flat)] += x.at(in_flat);
   });
-  const double count = static_cast<double>(reduced_count(x.shape(), axes));
+  const double count = static_cast<double>(detail::reduced_count(x.shape(), axes));
   visit_dtype(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* data = static_cast<T*>(out.raw_data());
     for (std::size_t i = 0; i < totals.size(); ++i) data[i] = static_cast<T>(totals[i] / count);
+  });
+}
+
+// Fast path: the strided walk of Sum with a double (or int64-to-double) accumulator, then one
+// division. An empty reduced extent gives NaN, as in NumPy.
+void compute_mean_fast(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const double count = static_cast<double>(
+      detail::reduced_count(x.shape(), detail::reduced_axes(*ctx.attrs, x.rank())));
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    detail::fold_reduce<T, double>(
+        ctx, mean_dtype(x.dtype()), 0.0,
+        [](double acc, T value) { return acc + static_cast<double>(value); },
+        [count](double acc) { return acc / count; });
   });
 }
 
@@ -66,7 +75,7 @@ void compute_mean_grad(KernelContext& ctx) {
   const Tensor& g = ctx.input(1);
   const std::vector<int> axes = detail::reduced_axes(*ctx.attrs, x.rank());
   Tensor& out = ctx.allocate_output(0, g.dtype(), x.shape());
-  const double count = static_cast<double>(reduced_count(x.shape(), axes));
+  const double count = static_cast<double>(detail::reduced_count(x.shape(), axes));
   visit_dtype(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* data = static_cast<T*>(out.raw_data());
@@ -95,6 +104,7 @@ void register_mean(OpRegistry& registry) {
                 .num_inputs = 1,
                 .infer = infer_mean,
                 .reference = {"ref", compute_mean},
+                .fast = {"cpu", compute_mean_fast},
                 .pullback = pullback_mean,
                 .cost = detail::reduce_cost,
                 .print = print_mean});

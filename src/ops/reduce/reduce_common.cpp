@@ -108,6 +108,25 @@ Variable expand_reduced_grad(const Variable& grad, const Variable& input, const 
   return dimshuffle(grad, pattern);
 }
 
+std::int64_t reduced_count(const Dims& shape, const std::vector<int>& axes) {
+  std::int64_t count = 1;
+  for (int axis : axes) count *= shape[axis];
+  return count;
+}
+
+void require_nonempty_reduction(const Dims& shape, const std::vector<int>& axes,
+                                std::string_view op_name) {
+  std::int64_t kept_count = 1;
+  for (int axis = 0; axis < shape.rank(); ++axis) {
+    if (std::find(axes.begin(), axes.end(), axis) == axes.end()) kept_count *= shape[axis];
+  }
+  if (reduced_count(shape, axes) == 0 && kept_count > 0) {
+    throw_error(ErrorKind::InvalidArgument,
+                "{} of an empty extent has no identity: input shape {}, reduced axes {}", op_name,
+                shape.to_string(), fmt::join(axes, ","));
+  }
+}
+
 Cost reduce_cost(const CostContext& ctx) {
   const double count = static_cast<double>(ctx.input_shapes[0].product());
   return Cost{count, count * static_cast<double>(dtype_size(ctx.input_dtypes[0]))};

@@ -2,8 +2,12 @@
 #pragma once
 // What every axis reduction shares: the "axes"/"keepdims" attributes, the type rule, the walk
 // that maps each input element to its output element, and the printed name CAReduce{op}{axes}.
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include "tscope/graph/apply.h"
@@ -27,5 +31,117 @@ std::string print_reduce(std::string_view scalar, const Attrs& attrs, int rank_h
 /// The pullback's first step: g with the reduced axes put back as size-1 axes.
 Variable expand_reduced_grad(const Variable& grad, const Variable& input, const Attrs& attrs);
 Cost reduce_cost(const CostContext& ctx);
+/// Number of input elements that fold into one output element.
+std::int64_t reduced_count(const Dims& shape, const std::vector<int>& axes);
+/// Throws InvalidArgument when a reduction without identity (max, argmax, ...) meets an empty
+/// reduced extent; `op_name` names the reduction in the message.
+void require_nonempty_reduction(const Dims& shape, const std::vector<int>& axes,
+                                std::string_view op_name);
+
+/// The fast kernels' walk: visits every element of `x` (any strides) in memory order - axes sorted
+/// by decreasing stride, so the innermost loop is the one with the smallest stride - and folds it
+/// into `acc[out_flat]` with `acc = step(acc, value)`. Reduced axes may be anywhere (not only a
+/// consecutive block) and the input needs no copy. When the innermost axis is reduced, the fold
+/// runs in a register; otherwise it runs along a row of accumulators.
+template <class T, class Acc, class Step>
+void accumulate_strided(const Tensor& x, const std::vector<int>& axes, Acc* acc, Step step) {
+  const int rank = x.rank();
+  const T* data = static_cast<const T*>(x.raw_data());
+  if (x.numel() == 0) return;
+  if (rank == 0) {
+    acc[0] = step(acc[0], data[0]);
+    return;
+  }
+  std::array<std::int64_t, kMaxRank> out_stride{};
+  std::int64_t stride = 1;
+  for (int axis = rank - 1; axis >= 0; --axis) {
+    if (std::find(axes.begin(), axes.end(), axis) == axes.end()) {
+      out_stride[static_cast<std::size_t>(axis)] = stride;
+      stride *= x.shape()[axis];
+    }
+  }
+  std::array<int, kMaxRank> order{};
+  std::iota(order.begin(), order.begin() + rank, 0);
+  std::stable_sort(order.begin(), order.begin() + rank, [&](int a, int b) {
+    const auto stride_a = std::abs(x.strides()[a]);
+    const auto stride_b = std::abs(x.strides()[b]);
+    if (stride_a != stride_b) return stride_a > stride_b;
+    return x.shape()[a] < x.shape()[b];
+  });
+  const int inner_axis = order[static_cast<std::size_t>(rank - 1)];
+  const std::int64_t inner_count = x.shape()[inner_axis];
+  const std::int64_t inner_in = x.strides()[inner_axis];
+  const std::int64_t inner_out = out_stride[static_cast<std::size_t>(inner_axis)];
+  std::array<std::int64_t, kMaxRank> index{};
+  std::int64_t in_offset = 0;
+  std::int64_t out_offset = 0;
+  while (true) {
+    const T* row = data + in_offset;
+    Acc* target = acc + out_offset;
+    if (inner_out == 0) {
+      Acc folded = *target;
+      for (std::int64_t i = 0; i < inner_count; ++i) folded = step(folded, row[i * inner_in]);
+      *target = folded;
+    } else {
+      for (std::int64_t i = 0; i < inner_count; ++i) {
+        target[i * inner_out] = step(target[i * inner_out], row[i * inner_in]);
+      }
+    }
+    int level = rank - 2;
+    for (; level >= 0; --level) {
+      const int axis = order[static_cast<std::size_t>(level)];
+      const auto slot = static_cast<std::size_t>(level);
+      ++index[slot];
+      in_offset += x.strides()[axis];
+      out_offset += out_stride[static_cast<std::size_t>(axis)];
+      if (index[slot] < x.shape()[axis]) break;
+      in_offset -= x.strides()[axis] * x.shape()[axis];
+      out_offset -= out_stride[static_cast<std::size_t>(axis)] * x.shape()[axis];
+      index[slot] = 0;
+    }
+    if (level < 0) return;
+  }
+}
+
+/// Integer accumulation wraps modulo 2^64 (as NumPy's int64 does) instead of overflowing, which
+/// would be undefined behaviour.
+template <class Acc>
+Acc wrapping_add(Acc a, Acc b) {
+  if constexpr (std::is_integral_v<Acc>) {
+    return static_cast<Acc>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+  } else {
+    return a + b;
+  }
+}
+template <class Acc>
+Acc wrapping_mul(Acc a, Acc b) {
+  if constexpr (std::is_integral_v<Acc>) {
+    return static_cast<Acc>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+  } else {
+    return a * b;
+  }
+}
+
+/// Accumulator type of the fast kernels: double for floats (a float32 row of any length then
+/// loses no more than one final rounding; see sum.cpp), int64 for integers and bool.
+template <class T>
+using WideAccumulator = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
+
+/// Runs a fold reduction of ctx's input 0 into output 0 of `out_dtype`: every accumulator starts
+/// at `init`, takes each element through `step`, and is stored as `finish(acc)`.
+template <class T, class Acc, class Step, class Finish>
+void fold_reduce(KernelContext& ctx, DType out_dtype, Acc init, Step step, Finish finish) {
+  const Tensor& x = ctx.input(0);
+  const std::vector<int> axes = reduced_axes(*ctx.attrs, x.rank());
+  const bool keepdims = ctx.attrs->get_bool_or("keepdims", false);
+  Tensor& out = ctx.allocate_output(0, out_dtype, reduced_dims(x.shape(), axes, keepdims));
+  std::vector<Acc> acc(static_cast<std::size_t>(out.numel()), init);
+  accumulate_strided<T, Acc>(x, axes, acc.data(), step);
+  visit_dtype(out_dtype, [&](auto tag) {
+    using Out = decltype(tag);
+    Out* data = static_cast<Out*>(out.raw_data());
+    for (std::size_t i = 0; i < acc.size(); ++i) data[i] = static_cast<Out>(finish(acc[i]));
+  });
+}
 
 }  // namespace tscope::ops::detail

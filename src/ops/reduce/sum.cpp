@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sum: CAReduce{add} over axes. Integers and bool accumulate into int64.
-#include <cstring>
-
 #include "reduce_common.h"
 #include "tscope/graph/apply.h"
 #include "tscope/graph/op_registry.h"
@@ -31,56 +29,18 @@ void compute_sum_reference(KernelContext& ctx) {
   });
 }
 
-// Fast path: a contiguous input reduced over a trailing or leading block of axes becomes a
-// (outer, reduced, inner) walk with typed accumulators.
-template <class T, class Acc>
-void sum_blocked(const T* in, Acc* out, std::int64_t outer, std::int64_t reduced,
-                 std::int64_t inner) {
-  for (std::int64_t o = 0; o < outer; ++o) {
-    Acc* out_row = out + o * inner;
-    for (std::int64_t i = 0; i < inner; ++i) out_row[i] = 0;
-    const T* block = in + o * reduced * inner;
-    for (std::int64_t r = 0; r < reduced; ++r) {
-      const T* row = block + r * inner;
-      for (std::int64_t i = 0; i < inner; ++i) out_row[i] += static_cast<Acc>(row[i]);
-    }
-  }
-}
-
+// Fast path: a typed strided walk (reduce_common.h) over any set of axes and any strides, with
+// no copy of the input. Floats accumulate in double and integers in int64: a float32 sum of a
+// long row then carries one rounding at the end instead of one per element (a 1e7-element row of
+// 0.1f stays within 1e-7 relative instead of drifting by percents).
 void compute_sum(KernelContext& ctx) {
-  const Tensor input = ctx.input(0).contiguous();
-  const std::vector<int> axes = detail::reduced_axes(*ctx.attrs, input.rank());
-  const bool keepdims = ctx.attrs->get_bool_or("keepdims", false);
-  const bool consecutive = axes.empty() || axes.back() - axes.front() + 1 == static_cast<int>(axes.size());
-  if (!consecutive) {
-    compute_sum_reference(ctx);
-    return;
-  }
-  const DType out_dtype = sum_dtype(input.dtype());
-  Tensor& out = ctx.allocate_output(0, out_dtype, detail::reduced_dims(input.shape(), axes, keepdims));
-  std::int64_t outer = 1, reduced = 1, inner = 1;
-  for (int axis = 0; axis < input.rank(); ++axis) {
-    if (!axes.empty() && axis < axes.front()) {
-      outer *= input.shape()[axis];
-    } else if (!axes.empty() && axis <= axes.back()) {
-      reduced *= input.shape()[axis];
-    } else {
-      inner *= input.shape()[axis];
-    }
-  }
-  if (axes.empty()) {
-    std::memcpy(out.raw_data(), input.raw_data(), static_cast<std::size_t>(input.nbytes()));
-    return;
-  }
-  visit_dtype(input.dtype(), [&](auto tag) {
+  const DType out_dtype = sum_dtype(ctx.input(0).dtype());
+  visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>) {
-      sum_blocked<T, T>(static_cast<const T*>(input.raw_data()), static_cast<T*>(out.raw_data()),
-                        outer, reduced, inner);
-    } else {
-      sum_blocked<T, std::int64_t>(static_cast<const T*>(input.raw_data()),
-                                   static_cast<std::int64_t*>(out.raw_data()), outer, reduced, inner);
-    }
+    using Acc = detail::WideAccumulator<T>;
+    detail::fold_reduce<T, Acc>(
+        ctx, out_dtype, Acc{0}, [](Acc acc, T value) { return detail::wrapping_add(acc, static_cast<Acc>(value)); },
+        [](Acc acc) { return acc; });
   });
 }
 
