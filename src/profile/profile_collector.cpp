@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tscope/profile/profile_collector.h"
 
+#include <algorithm>
+
 #include "tscope/core/clock.h"
 #include "tscope/core/process_counters.h"
 
@@ -34,6 +36,14 @@ Profile ProfileCollector::snapshot() const {
     } else if (auto live = entry.live.lock()) {
       profile.functions.push_back(live->snapshot());
     }
+  }
+  for (const FunctionRecord& function : profile.functions) {
+    if (function.clock.empty()) continue;
+    if (profile.clock.find(function.clock) == std::string::npos) {
+      profile.clock += (profile.clock.empty() ? "" : ", ") + function.clock;
+    }
+    profile.clock_read_ns = std::max(profile.clock_read_ns, function.clock_read_ns);
+    profile.overhead_ns_per_node = std::max(profile.overhead_ns_per_node, function.overhead_ns_per_node);
   }
   return profile;
 }

@@ -11,6 +11,9 @@
 #include <fmt/format.h>
 #include <fmt/printf.h>
 
+#include "tscope/profile/memory_model.h"
+#include "tscope/profile/tips.h"
+
 namespace tscope::profile {
 namespace {
 double seconds(std::int64_t ns) { return static_cast<double>(ns) * 1e-9; }
@@ -115,6 +118,11 @@ void render_function_section(const Profile& profile, std::string& out) {
   if (profile.overhead_ns_per_node >= 0) {
     out += fmt::sprintf("  Profiler overhead: %.1f ns per node execution (measured)\n",
                         profile.overhead_ns_per_node);
+  }
+  if (!profile.clock.empty()) {
+    out += "  Node clock: " + profile.clock;
+    if (profile.clock_read_ns >= 0) out += fmt::sprintf(" (%.1f ns per read)", profile.clock_read_ns);
+    out += "\n";
   }
   out += fmt::sprintf("  Total compilation time: %es\n", seconds(compile.total_ns));
   out += fmt::sprintf("    Number of Apply nodes: %d\n", compile.node_count);
@@ -263,6 +271,16 @@ void render_apply_table(const Profile& profile, const TextReportOptions& options
       for (std::size_t k = 0; k < node.outputs.size(); ++k) {
         out += fmt::format("    output {}: {}\n", k, describe_tensor(node.outputs[k]));
       }
+      if (node.signatures.size() > 1) {
+        out += fmt::format("    {} input signatures seen:\n", node.signatures.size());
+        for (const SignatureRecord& signature : node.signatures) {
+          std::string shapes;
+          for (const TensorRecord& input : signature.inputs) {
+            shapes += (shapes.empty() ? "" : " ") + describe_tensor(input);
+          }
+          out += fmt::format("      {} calls: {}\n", signature.call_count, shapes);
+        }
+      }
     }
   }
   if (nodes.size() > shown) {
@@ -277,6 +295,17 @@ void render_apply_table(const Profile& profile, const TextReportOptions& options
 }
 }  // namespace
 
+TextReportOptions report_options(const ProfileOptions& options) {
+  TextReportOptions report;
+  report.n_ops = options.n_ops;
+  report.n_apply = options.n_apply;
+  report.line_width = options.output_line_width;
+  report.show_io = options.profile_memory;
+  report.show_memory = options.profile_memory;
+  report.min_memory_size = options.min_memory_size;
+  return report;
+}
+
 std::string render_text(const Profile& profile, const TextReportOptions& options) {
   std::string out;
   render_function_section(profile, out);
@@ -284,6 +313,22 @@ std::string render_text(const Profile& profile, const TextReportOptions& options
   render_group_table(profile, /*by_class=*/true, options, out);
   render_group_table(profile, /*by_class=*/false, options, out);
   render_apply_table(profile, options, out);
+  if (options.show_memory) {
+    out += render_memory_section(profile, {.n_apply = options.n_apply,
+                                           .min_memory_size = options.min_memory_size});
+  }
+  if (options.show_tips) out += render_tips(profile);
+  return out;
+}
+
+std::string render_profiles(const std::vector<Profile>& profiles, const TextReportOptions& options) {
+  std::string out;
+  for (const Profile& profile : profiles) out += render_text(profile, options) + "\n";
+  if (profiles.size() > 1) {
+    out += render_text(sum_profiles(profiles, fmt::format("Sum of all({}) printed profiles at exit.",
+                                                          profiles.size())),
+                       options);
+  }
   return out;
 }
 

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include "program.h"
+#include "tscope/profile/global_profiles.h"
+#include "tscope/profile/tick_clock.h"
 #include "tscope/rewrite/pipeline.h"
 
 namespace tscope {
@@ -29,7 +31,12 @@ class FunctionImpl final : public profile::ProfileSource {
 
  private:
   void bind_inputs(const std::vector<Tensor>& inputs);
+  std::vector<Tensor> run_call(const std::vector<Tensor>& inputs);
+  void forget_first_call();
   Clock& clock() const { return options_.clock != nullptr ? *options_.clock : steady_clock(); }
+  // Node timings read the TSC only when no clock was injected and the measurement chose it.
+  bool use_tsc() const { return options_.clock == nullptr && profile::measured_tick_source().use_tsc; }
+  double ns_per_tick() const { return use_tsc() ? profile::measured_tick_source().ns_per_tick : 1.0; }
 
   runtime::Program program_;
   std::size_t output_count_ = 0;
@@ -38,7 +45,10 @@ class FunctionImpl final : public profile::ProfileSource {
   std::vector<std::pair<std::shared_ptr<SharedStorage>, int>> update_slots_;
   // Profiling state: sized at link time, written by the VM.
   std::vector<runtime::NodeCounters> counters_;
-  std::vector<runtime::SlotSnapshot> snapshots_;
+  std::vector<runtime::NodeSignatures> signatures_;
+  std::vector<std::int64_t> kept_slots_;
+  std::int64_t input_bytes_ = 0;
+  bool first_call_pending_ = true;
   std::int64_t call_count_ = 0;
   std::int64_t call_ns_ = 0;
   std::int64_t vm_ns_ = 0;
@@ -96,7 +106,8 @@ void FunctionImpl::compile(const std::vector<Variable>& inputs, const std::vecto
     }
   }
   counters_.assign(program_.instruction_count(), runtime::NodeCounters{});
-  snapshots_.assign(program_.slots().size(), runtime::SlotSnapshot{});
+  signatures_.assign(program_.instruction_count(), runtime::NodeSignatures{});
+  for (const Variable& kept : graph_.outputs()) kept_slots_.push_back(program_.slot_of(kept));
   compile_record_.total_ns = timer.now_ns() - start_ns;
 }
 
@@ -130,6 +141,35 @@ void FunctionImpl::bind_inputs(const std::vector<Tensor>& inputs) {
 }
 
 std::vector<Tensor> FunctionImpl::call(const std::vector<Tensor>& inputs) {
+  if (!options_.profile) return run_call(inputs);
+  try {
+    std::vector<Tensor> results = run_call(inputs);
+    profile::GlobalProfiles::note_call();
+    if (options_.ignore_first_call && first_call_pending_) forget_first_call();
+    first_call_pending_ = false;
+    return results;
+  } catch (...) {
+    // A failing call may end the process without running exit handlers: write what was collected.
+    profile::GlobalProfiles::note_call();
+    profile::GlobalProfiles::instance().write_if_active();
+    throw;
+  }
+}
+
+void FunctionImpl::forget_first_call() {
+  // Signatures and compile figures stay: they describe the graph, not the warm-up's timing.
+  for (runtime::NodeCounters& counter : counters_) {
+    counter.call_count = 0;
+    counter.total_ticks = 0;
+    counter.min_ticks = std::numeric_limits<std::int64_t>::max();
+    counter.max_ticks = 0;
+  }
+  call_count_ = 0;
+  call_ns_ = 0;
+  vm_ns_ = 0;
+}
+
+std::vector<Tensor> FunctionImpl::run_call(const std::vector<Tensor>& inputs) {
   const bool profiling = options_.profile;
   Clock& timer = clock();
   const std::int64_t call_start_ns = profiling ? timer.now_ns() : 0;
@@ -142,16 +182,21 @@ std::vector<Tensor> FunctionImpl::call(const std::vector<Tensor>& inputs) {
   bind_inputs(inputs);
   std::vector<Tensor>& slots = program_.slots();
   if (profiling) {
-    for (std::size_t slot = 0; slot < slots.size(); ++slot) {
-      const Tensor& value = slots[slot];
-      if (!value.defined()) continue;
-      snapshots_[slot] = {true, value.dtype(), value.shape(), value.strides()};
+    input_bytes_ = 0;
+    for (int slot : input_slots_) input_bytes_ += slots[static_cast<std::size_t>(slot)].nbytes();
+    for (const auto& [slot, leaf] : program_.leaf_slots()) {
+      input_bytes_ += slots[static_cast<std::size_t>(slot)].nbytes();
     }
+    const runtime::ProfileSink sink{counters_.data(), signatures_.data(), &timer};
     const std::int64_t vm_start_ns = timer.now_ns();
-    program_.run<true>(counters_.data(), snapshots_.data(), &timer);
+    if (use_tsc()) {
+      program_.run<true, true>(sink);
+    } else {
+      program_.run<true, false>(sink);
+    }
     vm_ns_ += timer.now_ns() - vm_start_ns;
   } else {
-    program_.run<false>(nullptr, nullptr, nullptr);
+    program_.run<false>({});
   }
   std::vector<Tensor> results;
   results.reserve(output_count_);
@@ -179,63 +224,82 @@ profile::FunctionRecord FunctionImpl::snapshot() const {
   record.vm_ns = vm_ns_;
   record.compile = compile_record_;
   record.measured_peak_bytes = measured_peak_bytes_;
-  auto tensor_record = [&](int slot) {
-    profile::TensorRecord tensor;
-    const runtime::SlotSnapshot& snapshot = snapshots_[static_cast<std::size_t>(slot)];
-    if (!snapshot.defined) return tensor;
-    tensor.dtype = std::string(dtype_name(snapshot.dtype));
-    tensor.shape.assign(snapshot.shape.begin(), snapshot.shape.end());
-    const auto item = static_cast<std::int64_t>(dtype_size(snapshot.dtype));
-    for (std::int64_t stride : snapshot.strides) tensor.strides_bytes.push_back(stride * item);
-    std::int64_t expected = 1;
-    for (int axis = snapshot.shape.rank() - 1; axis >= 0; --axis) {
-      if (snapshot.shape[axis] != 1 && snapshot.strides[axis] != expected) tensor.contiguous = false;
-      expected *= snapshot.shape[axis];
-    }
-    return tensor;
+  record.input_bytes = input_bytes_;
+  record.allow_gc = options_.allow_gc;
+  if (options_.clock != nullptr) {
+    record.clock = "injected";  // tests: deterministic, no measured figures
+  } else {
+    const profile::TickSource& ticks = profile::measured_tick_source();
+    record.clock = ticks.name;
+    record.clock_read_ns = ticks.read_cost_ns;
+    record.overhead_ns_per_node = runtime::Program::measured_overhead_ns_per_node();
+  }
+  for (int slot : input_slots_) record.input_ids.push_back(slot);
+  for (const auto& [slot, leaf] : program_.leaf_slots()) record.input_ids.push_back(slot);
+  record.output_ids = kept_slots_;
+  const double tick_ns = ns_per_tick();
+  auto to_ns = [tick_ns](std::int64_t ticks) {
+    return static_cast<std::int64_t>(static_cast<double>(ticks) * tick_ns + 0.5);
   };
   for (std::size_t index = 0; index < program_.instruction_count(); ++index) {
     const ApplyNode* node = program_.node(index);
+    const OpDef& op = node->op();
     const runtime::NodeCounters& counter = counters_[index];
     profile::NodeRecord out;
     out.topo_index = static_cast<std::int64_t>(index);
     out.apply_name = node->to_string();
     out.op_name = node->op_string();
-    out.class_name = std::string(node->op().family);
+    out.class_name = std::string(op.family);
     out.impl = std::string(program_.impl_name(index));
+    out.op_kind = std::string(op.name);
+    out.elementwise = op.traits.elementwise;
+    out.fast_impl_available = op.fast.available();
     out.call_count = counter.call_count;
-    out.total_ns = counter.total_ns;
-    out.min_ns = counter.call_count > 0 ? counter.min_ns : 0;
-    out.max_ns = counter.max_ns;
+    out.total_ns = to_ns(counter.total_ticks);
+    out.min_ns = counter.call_count > 0 ? to_ns(counter.min_ticks) : 0;
+    out.max_ns = to_ns(counter.max_ticks);
     out.source_site = node->provenance().site.short_string();
     out.user_op = node->provenance().user_op;
-    std::vector<Dims> input_shapes, output_shapes;
-    std::vector<DType> input_dtypes;
-    bool shapes_known = true;
-    for (int slot : program_.input_slots(index)) {
-      out.inputs.push_back(tensor_record(slot));
-      const runtime::SlotSnapshot& snapshot = snapshots_[static_cast<std::size_t>(slot)];
-      shapes_known = shapes_known && snapshot.defined;
-      input_shapes.push_back(snapshot.shape);
-      input_dtypes.push_back(snapshot.dtype);
+    for (int slot : program_.input_slots(index)) out.input_ids.push_back(slot);
+    for (int slot : program_.output_slots(index)) out.output_ids.push_back(slot);
+    out.signatures = signatures_[index].records;
+    if (counter.signature_index >= 0) {
+      const auto last = static_cast<std::size_t>(counter.signature_index);
+      out.signatures[last].call_count += counter.signature_run;
+      out.inputs = out.signatures[last].inputs;
+      out.outputs = out.signatures[last].outputs;
     }
     for (int i = 0; i < node->num_outputs(); ++i) {
-      const int slot = program_.output_slots(index)[static_cast<std::size_t>(i)];
-      out.outputs.push_back(tensor_record(slot));
-      const runtime::SlotSnapshot& snapshot = snapshots_[static_cast<std::size_t>(slot)];
-      shapes_known = shapes_known && snapshot.defined;
-      output_shapes.push_back(snapshot.shape);
-      bool is_view = false, is_inplace = false;
-      for (const auto& [output, input] : node->op().aliasing.views) is_view = is_view || output == i;
-      for (const auto& [output, input] : node->op().aliasing.destroys) is_inplace = is_inplace || output == i;
-      out.output_alias.push_back(is_inplace ? "i" : (is_view ? "v" : "c"));
-      if (snapshot.defined) {
-        out.output_bytes += snapshot.shape.product() * static_cast<std::int64_t>(dtype_size(snapshot.dtype));
+      std::int64_t aliased_input = -1;
+      std::string code = "c";
+      for (const auto& [output, input] : op.aliasing.destroys) {
+        if (output == i) aliased_input = input, code = "i";
+      }
+      for (const auto& [output, input] : op.aliasing.views) {
+        if (output == i) aliased_input = input, code = "v";  // v wins, as in the reference
+      }
+      out.output_alias.push_back(code);
+      out.output_alias_input.push_back(aliased_input);
+    }
+    std::vector<Dims> input_shapes, output_shapes;
+    std::vector<DType> input_dtypes;
+    for (const profile::TensorRecord& tensor : out.inputs) {
+      input_shapes.emplace_back(std::span<const std::int64_t>(tensor.shape));
+      input_dtypes.push_back(parse_dtype(tensor.dtype).value_or(DType::Float32));
+    }
+    for (const profile::TensorRecord& tensor : out.outputs) {
+      output_shapes.emplace_back(std::span<const std::int64_t>(tensor.shape));
+      if (const std::optional<DType> dtype = parse_dtype(tensor.dtype)) {
+        std::int64_t count = 1;
+        for (std::int64_t extent : tensor.shape) count *= extent;
+        out.output_bytes += count * static_cast<std::int64_t>(dtype_size(*dtype));
       }
     }
-    if (node->op().cost != nullptr && shapes_known && counter.call_count > 0) {
-      out.flops_per_call = node->op().cost(CostContext{node->op(), input_shapes, output_shapes,
-                                                       input_dtypes, node->attrs()}).flops;
+    const bool shapes_known = !out.inputs.empty() || !out.outputs.empty();
+    if (op.cost != nullptr && shapes_known && counter.call_count > 0 &&
+        output_shapes.size() == static_cast<std::size_t>(node->num_outputs())) {
+      out.flops_per_call =
+          op.cost(CostContext{op, input_shapes, output_shapes, input_dtypes, node->attrs()}).flops;
     }
     record.nodes.push_back(std::move(out));
   }
@@ -272,7 +336,14 @@ Function function(const std::vector<Variable>& inputs, const std::vector<Variabl
     error.add_context(fmt::format("while compiling function '{}'", name));
     throw;
   }
-  if (impl->options_.collector) impl->options_.collector->attach(impl);
+  if (impl->options_.collector) {
+    impl->options_.collector->attach(impl);
+    // The global flag: every profiled function joins the list printed at exit (and on SIGINT,
+    // SIGTERM or a failing call).
+    if (profile::process_flags().profile) {
+      profile::GlobalProfiles::instance().add(impl->options_.collector);
+    }
+  }
   return Function(std::move(impl));
 }
 

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "tscope/profile/tick_clock.h"
+
 namespace tscope::runtime {
 
 int Program::slot_of(const Variable& variable) const {
@@ -113,30 +115,79 @@ Program Program::link(const FunctionGraph& graph, const std::vector<Variable>& k
   return program;
 }
 
-template <bool kProfile>
-void Program::run(NodeCounters* counters, SlotSnapshot* snapshots, Clock* clock) {
+namespace {
+
+// FNV-1a style mixing of the input dtypes, shapes and strides: a few ns for the usual 1-3 inputs.
+std::uint64_t input_signature(const KernelContext& context) noexcept {
+  std::uint64_t hash = 1469598103934665603ULL;
+  auto mix = [&hash](std::uint64_t value) { hash = (hash ^ value) * 1099511628211ULL; };
+  for (int i = 0; i < context.num_inputs; ++i) {
+    const Tensor& value = *context.inputs[i];
+    mix(static_cast<std::uint64_t>(value.dtype()) << 8 | static_cast<std::uint64_t>(value.rank()));
+    for (std::int64_t extent : value.shape()) mix(static_cast<std::uint64_t>(extent));
+    for (std::int64_t stride : value.strides()) mix(static_cast<std::uint64_t>(stride));
+  }
+  return hash;
+}
+
+void no_op_kernel(KernelContext& /*context*/) {}
+
+}  // namespace
+
+profile::TensorRecord tensor_record(const Tensor& value) {
+  profile::TensorRecord record;
+  if (!value.defined()) return record;
+  record.dtype = std::string(dtype_name(value.dtype()));
+  record.shape.assign(value.shape().begin(), value.shape().end());
+  const auto item = static_cast<std::int64_t>(dtype_size(value.dtype()));
+  for (std::int64_t stride : value.strides()) record.strides_bytes.push_back(stride * item);
+  record.contiguous = value.is_contiguous();
+  return record;
+}
+
+void Program::record_signature(std::size_t index, std::uint64_t signature, const ProfileSink& sink) {
+  NodeCounters& counter = sink.counters[index];
+  NodeSignatures& known = sink.signatures[index];
+  if (counter.signature_index >= 0) {
+    known.records[static_cast<std::size_t>(counter.signature_index)].call_count += counter.signature_run;
+  }
+  counter.signature_run = 0;
+  counter.last_signature = signature;
+  const auto it = std::find(known.hashes.begin(), known.hashes.end(), signature);
+  if (it != known.hashes.end()) {
+    counter.signature_index = static_cast<std::int32_t>(it - known.hashes.begin());
+    return;
+  }
+  const KernelContext& context = instructions_[index].context;
+  profile::SignatureRecord record;
+  for (int i = 0; i < context.num_inputs; ++i) record.inputs.push_back(tensor_record(*context.inputs[i]));
+  for (int i = 0; i < context.num_outputs; ++i) record.outputs.push_back(tensor_record(*context.outputs[i]));
+  counter.signature_index = static_cast<std::int32_t>(known.hashes.size());
+  known.hashes.push_back(signature);
+  known.records.push_back(std::move(record));
+}
+
+template <bool kProfile, bool kTsc>
+void Program::run(const ProfileSink& sink) {
   const std::size_t count = instructions_.size();
   std::size_t index = 0;
   try {
     for (; index < count; ++index) {
       Instruction& instruction = instructions_[index];
       if constexpr (kProfile) {
-        const std::int64_t start_ns = clock->now_ns();
+        const std::int64_t start = kTsc ? profile::read_tsc() : sink.clock->now_ns();
         instruction.kernel(instruction.context);
-        const std::int64_t duration_ns = clock->now_ns() - start_ns;
-        NodeCounters& counter = counters[index];
+        const std::int64_t duration = (kTsc ? profile::read_tsc() : sink.clock->now_ns()) - start;
+        NodeCounters& counter = sink.counters[index];
         ++counter.call_count;
-        counter.total_ns += duration_ns;
-        counter.min_ns = std::min(counter.min_ns, duration_ns);
-        counter.max_ns = std::max(counter.max_ns, duration_ns);
-        for (int slot : output_slots_[index]) {
-          const Tensor& value = slots_[static_cast<std::size_t>(slot)];
-          SlotSnapshot& snapshot = snapshots[slot];
-          snapshot.defined = value.defined();
-          snapshot.dtype = value.dtype();
-          snapshot.shape = value.shape();
-          snapshot.strides = value.strides();
+        counter.total_ticks += duration;
+        counter.min_ticks = std::min(counter.min_ticks, duration);
+        counter.max_ticks = std::max(counter.max_ticks, duration);
+        const std::uint64_t signature = input_signature(instruction.context);
+        if (signature != counter.last_signature || counter.signature_index < 0) [[unlikely]] {
+          record_signature(index, signature, sink);
         }
+        ++counter.signature_run;
       } else {
         instruction.kernel(instruction.context);
       }
@@ -156,7 +207,42 @@ void Program::run(NodeCounters* counters, SlotSnapshot* snapshots, Clock* clock)
   }
 }
 
-template void Program::run<true>(NodeCounters*, SlotSnapshot*, Clock*);
-template void Program::run<false>(NodeCounters*, SlotSnapshot*, Clock*);
+template void Program::run<true, true>(const ProfileSink&);
+template void Program::run<true, false>(const ProfileSink&);
+template void Program::run<false, false>(const ProfileSink&);
+
+double Program::measured_overhead_ns_per_node() {
+  static const double overhead_ns = [] {
+    constexpr std::size_t kNodes = 512;
+    Program program;
+    program.allow_gc_ = false;
+    program.slots_.assign(1, Tensor::zeros(DType::Float32, {1}));
+    program.input_pointers_.assign(1, &program.slots_[0]);
+    Instruction instruction;
+    instruction.kernel = no_op_kernel;
+    instruction.context.num_inputs = 1;
+    instruction.context.inputs = program.input_pointers_.data();
+    program.instructions_.assign(kNodes, instruction);
+    program.free_begin_.assign(kNodes + 1, 0);
+    std::vector<NodeCounters> counters(kNodes);
+    std::vector<NodeSignatures> signatures(kNodes);
+    const profile::TickSource& ticks = profile::measured_tick_source();
+    const ProfileSink sink{counters.data(), signatures.data(), &steady_clock()};
+    auto best_ns = [&](auto&& body) {
+      std::int64_t best = std::numeric_limits<std::int64_t>::max();
+      for (int repeat = 0; repeat < 50; ++repeat) {
+        const std::int64_t start_ns = steady_clock().now_ns();
+        body();
+        best = std::min(best, steady_clock().now_ns() - start_ns);
+      }
+      return static_cast<double>(best);
+    };
+    const double off_ns = best_ns([&] { program.run<false>({}); });
+    const double on_ns = ticks.use_tsc ? best_ns([&] { program.run<true, true>(sink); })
+                                       : best_ns([&] { program.run<true, false>(sink); });
+    return std::max(0.0, (on_ns - off_ns) / static_cast<double>(kNodes));
+  }();
+  return overhead_ns;
+}
 
 }  // namespace tscope::runtime

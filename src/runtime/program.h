@@ -23,21 +23,34 @@ struct Instruction {
   KernelContext context;
 };
 
-/// Per-node profile counters, written by the VM's profiled loop.
+/// Per-node profile counters, written by the VM's profiled loop. Times are raw ticks of the
+/// profile's TickSource (nanoseconds unless it is rdtsc); snapshots convert them.
 struct NodeCounters {
   std::int64_t call_count = 0;
-  std::int64_t total_ns = 0;
-  std::int64_t min_ns = std::numeric_limits<std::int64_t>::max();
-  std::int64_t max_ns = 0;
+  std::int64_t total_ticks = 0;
+  std::int64_t min_ticks = std::numeric_limits<std::int64_t>::max();
+  std::int64_t max_ticks = 0;
+  /// Hash of the input signature of the last call, and calls since it last changed.
+  std::uint64_t last_signature = 0;
+  std::int32_t signature_index = -1;  ///< into NodeSignatures::records; -1 before the first call
+  std::int64_t signature_run = 0;
 };
 
-/// dtype/shape/strides of a slot at its last write (profiling only).
-struct SlotSnapshot {
-  bool defined = false;
-  DType dtype = DType::Float32;
-  Dims shape;
-  Dims strides;
+/// Distinct input signatures of one node (cold: touched only when a signature changes).
+struct NodeSignatures {
+  std::vector<std::uint64_t> hashes;
+  std::vector<profile::SignatureRecord> records;
 };
+
+/// Where the profiled loop writes, and how it reads time.
+struct ProfileSink {
+  NodeCounters* counters = nullptr;
+  NodeSignatures* signatures = nullptr;
+  Clock* clock = nullptr;  ///< read when the tick source is not rdtsc
+};
+
+/// dtype/shape/strides of a tensor as the profile model records it.
+[[nodiscard]] profile::TensorRecord tensor_record(const Tensor& value);
 
 struct LinkOptions {
   bool allow_gc = true;
@@ -71,9 +84,14 @@ class Program {
   /// Slots of Apply outputs (cleared after a call when allow_gc).
   [[nodiscard]] const std::vector<int>& intermediate_slots() const noexcept { return intermediate_slots_; }
 
-  /// Runs every instruction. kProfile: time each into `counters` and snapshot output shapes.
-  template <bool kProfile>
-  void run(NodeCounters* counters, SlotSnapshot* snapshots, Clock* clock);
+  /// Runs every instruction. kProfile: time each into `sink` (reading the TSC when kTsc, else
+  /// sink.clock) and track its input signatures.
+  template <bool kProfile, bool kTsc = false>
+  void run(const ProfileSink& sink);
+
+  /// The profiler's own cost per node execution, measured once per process on a synthetic program
+  /// of one-input no-op instructions: profiled minus unprofiled loop time, per node.
+  [[nodiscard]] static double measured_overhead_ns_per_node();
 
  private:
   std::vector<Tensor> slots_;
@@ -91,6 +109,8 @@ class Program {
   std::vector<std::pair<int, Variable>> leaf_slots_;
   std::vector<int> intermediate_slots_;
   bool allow_gc_ = true;
+
+  void record_signature(std::size_t index, std::uint64_t signature, const ProfileSink& sink);
 };
 
 }  // namespace tscope::runtime

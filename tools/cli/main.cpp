@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
   CLI::App app{"Tensorscope: a tensor-graph compiler and runtime that tells you where the time and memory go"};
   app.require_subcommand(1);
   std::vector<tscope::cli::Action> actions = {tscope::cli::add_profile_command(app),
-                                              tscope::cli::add_ops_command(app)};
+                                              tscope::cli::add_ops_command(app),
+                                              tscope::cli::add_report_command(app)};
   CLI11_PARSE(app, argc, argv);
   try {
     for (const auto& action : actions) {

@@ -19,6 +19,13 @@ struct TensorRecord {
   bool contiguous = true;
 };
 
+/// One distinct signature (dtypes, shapes and strides of the inputs) a node was called with.
+struct SignatureRecord {
+  std::vector<TensorRecord> inputs;
+  std::vector<TensorRecord> outputs;  ///< as produced by the first call with this signature
+  std::int64_t call_count = 0;
+};
+
 struct NodeRecord {
   std::int64_t topo_index = 0;  ///< position in the function's topological order
   std::string apply_name;       ///< "Elemwise{add,no_inplace}(x, b)"
@@ -34,8 +41,19 @@ struct NodeRecord {
   std::vector<TensorRecord> outputs;
   std::int64_t output_bytes = 0;           ///< bytes of all outputs at the last call
   std::vector<std::string> output_alias;   ///< per output: "c" created, "i" inplace, "v" view
+  /// Per output: index of the input it views or overwrites, -1 when freshly created.
+  std::vector<std::int64_t> output_alias_input;
   std::string source_site;                 ///< "mlp.cpp:42"
   std::string user_op;                     ///< "softmax", "grad(dot)"
+  std::string op_kind;                     ///< registry name of the op: "Exp", "Dot"
+  bool elementwise = false;
+  bool fast_impl_available = false;        ///< the op has a fast kernel (even if `impl` is not it)
+  /// Variables (ids local to the function) read and written by the node: the graph structure
+  /// the memory simulation and the tips need.
+  std::vector<std::int64_t> input_ids;
+  std::vector<std::int64_t> output_ids;
+  /// Distinct input signatures seen, in first-seen order (inputs/outputs above: the last call's).
+  std::vector<SignatureRecord> signatures;
 };
 
 struct PrepareRecord {
@@ -60,7 +78,17 @@ struct FunctionRecord {
   std::int64_t vm_ns = 0;    ///< the VM loop alone
   CompileRecord compile;
   std::vector<NodeRecord> nodes;
-  std::int64_t measured_peak_bytes = 0;  ///< allocator high-water mark during calls
+  std::int64_t measured_peak_bytes = 0;  ///< allocator high-water mark during calls, above the
+                                         ///< bytes live when the call started
+  std::int64_t input_bytes = 0;          ///< graph inputs and shared values at the last call
+  /// Variables available before the first node runs (inputs, shared variables, constants).
+  std::vector<std::int64_t> input_ids;
+  /// Variables that must survive the call (outputs and update values).
+  std::vector<std::int64_t> output_ids;
+  bool allow_gc = true;
+  std::string clock;                  ///< time source of node timings: "rdtsc", "steady_clock", "injected"
+  double clock_read_ns = -1;          ///< measured cost of one read; negative: not measured
+  double overhead_ns_per_node = -1;   ///< measured profiler cost; negative: not measured
 };
 
 struct Profile {
@@ -71,9 +99,15 @@ struct Profile {
   std::int64_t since_load_ns = 0;
   std::string blas;  ///< BLAS library and threading
   double overhead_ns_per_node = -1;  ///< the profiler's own measured cost; negative: unknown
+  std::string clock;                 ///< time source of node timings (functions' sources joined)
+  double clock_read_ns = -1;         ///< measured cost of one clock read; negative: unknown
 
   /// Sum of node times over all functions.
   [[nodiscard]] std::int64_t kernel_ns() const;
 };
+
+/// One profile holding every function of `profiles` (their counters add up in the report; memory
+/// figures are maxima over functions), titled `title`.
+[[nodiscard]] Profile sum_profiles(const std::vector<Profile>& profiles, std::string title);
 
 }  // namespace tscope::profile

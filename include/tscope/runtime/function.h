@@ -20,6 +20,7 @@
 #include "tscope/graph/variable.h"
 #include "tscope/profile/profile.h"
 #include "tscope/profile/profile_collector.h"
+#include "tscope/profile/profile_options.h"
 
 namespace tscope {
 
@@ -29,16 +30,22 @@ struct Update {
   Variable new_value;
 };
 
+/// The defaults of allow_gc, profile, profile_memory and ignore_first_call come from TSCOPE_FLAGS
+/// (profile::process_flags(), which throws Error(BadFlag) on a bad flag).
 struct FunctionOptions {
   /// The report's "Message"; default: the file:line where function() was called.
   std::string name;
   /// Free intermediate buffers after their last use (lower peak), instead of keeping them for the
   /// next call (fewer allocations).
-  bool allow_gc = true;
-  /// Time every node. Off: the VM's loop has no clock reads at all.
-  bool profile = false;
-  /// Also record dtype/shape/strides of every node's inputs and outputs at each call.
-  bool profile_memory = false;
+  bool allow_gc = profile::process_flags().allow_gc;
+  /// Time every node. Off: the VM's loop has no clock reads at all. With the global flag
+  /// `profile=true` the function also joins the process-wide list printed at exit.
+  bool profile = profile::process_flags().profile;
+  /// Print the memory section and per-node input/output lines (shapes are recorded per
+  /// signature whenever profiling).
+  bool profile_memory = profile::process_flags().profile_memory;
+  /// Drop the first call's timings (warm-up); compile figures and signatures are kept.
+  bool ignore_first_call = profile::process_flags().ignore_first_call;
   /// Where the profile accumulates; shared between functions to sum them. Created when profiling
   /// and none is given.
   std::shared_ptr<profile::ProfileCollector> collector;

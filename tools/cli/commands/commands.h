@@ -11,5 +11,6 @@ using Action = std::function<int()>;
 
 Action add_profile_command(CLI::App& app);
 Action add_ops_command(CLI::App& app);
+Action add_report_command(CLI::App& app);
 
 }  // namespace tscope::cli

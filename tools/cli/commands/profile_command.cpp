@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `tscope profile`: run the built-in training job with the profiler on and print the report.
+// `tscope profile`: run the built-in training job with the profiler on and print the report
+// (every section: function, globals, class, ops, apply, memory, tips); --json also writes it.
 #include <iostream>
 #include <memory>
 
@@ -8,6 +9,8 @@
 #include "commands.h"
 #include "tscope/models/mlp_training.h"
 #include "tscope/ops/linalg.h"
+#include "tscope/profile/atomic_file.h"
+#include "tscope/profile/json_export.h"
 #include "tscope/profile/report_text.h"
 
 namespace tscope::cli {
@@ -20,6 +23,7 @@ Action add_profile_command(CLI::App& app) {
     int n_apply = 20;
     bool distribution = false;
     bool io = false;
+    std::string json_path;
   };
   auto settings = std::make_shared<Settings>();
   CLI::App* command = app.add_subcommand("profile", "Run a training function with the profiler on and print the profile");
@@ -29,6 +33,8 @@ Action add_profile_command(CLI::App& app) {
   command->add_option("--n-apply", settings->n_apply, "rows in the Apply table")->check(CLI::PositiveNumber);
   command->add_flag("--dist", settings->distribution, "add min/max time columns to the Apply table");
   command->add_flag("--io", settings->io, "print dtype/shape/strides of every node's inputs and outputs");
+  command->add_option("--json", settings->json_path,
+                      "also write the profile as JSON (docs/profiler_formats.md) to this file");
   return [command, settings]() {
     if (!command->parsed()) return -1;
     models::MlpTrainingConfig config;
@@ -38,10 +44,16 @@ Action add_profile_command(CLI::App& app) {
     const models::TrainingRun run = models::train_mlp(config);
     profile::Profile profile = run.train->collector()->snapshot();
     profile.blas = blas_description();
-    std::cout << profile::render_text(profile, {.n_ops = settings->n_ops,
-                                                .n_apply = settings->n_apply,
-                                                .show_io = settings->io,
-                                                .show_distribution = settings->distribution});
+    profile::TextReportOptions report = profile::report_options(profile::process_flags());
+    report.n_ops = settings->n_ops;
+    report.n_apply = settings->n_apply;
+    report.show_io = settings->io;
+    report.show_distribution = settings->distribution;
+    report.show_memory = true;
+    std::cout << profile::render_text(profile, report);
+    if (!settings->json_path.empty()) {
+      profile::write_file_atomically(settings->json_path, profile::to_json_text({profile}, report));
+    }
     std::cout << fmt::format("Training loss: first step {:.4f}, last step {:.4f} ({} steps)\n",
                              run.losses.front(), run.losses.back(), run.losses.size());
     return 0;

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+/// The process-wide list of profiles (global flag `profile=true`). Printed to
+/// profiling.destination at exit, costliest first, followed by their sum when several were
+/// printed; also written when the process receives SIGINT or SIGTERM and when a profiled call
+/// throws. A file destination is replaced atomically (temp file + rename); a path ending in
+/// ".json" receives the JSON export instead of the text.
+///
+/// Signals: the handler only writes the signal number into a pipe (async-signal-safe). A
+/// watcher thread, started with the handlers, reads it, writes the profiles from ordinary
+/// thread context (allocating, locking, file I/O are all allowed there), then restores the
+/// previous disposition of that signal and raises it again, so the process ends as it would
+/// have without the profiler (exit status "killed by SIGINT"), or the user's own handler runs.
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "tscope/profile/profile.h"
+#include "tscope/profile/profile_collector.h"
+#include "tscope/profile/profile_options.h"
+
+namespace tscope::profile {
+
+class GlobalProfiles {
+ public:
+  /// The registry; never destroyed, so exit handlers and the watcher thread can use it safely.
+  static GlobalProfiles& instance();
+
+  /// Counts a finished (or failed) profiled call; lets the exit handler skip a second identical
+  /// write after a write on failure.
+  static void note_call() noexcept;
+
+  /// Registers a collector (once); the first registration installs the exit and signal handlers.
+  void add(const std::shared_ptr<ProfileCollector>& collector);
+  /// Forgets every registered collector (tests); the handlers stay installed and then find
+  /// nothing to write.
+  void clear();
+  /// Replaces the options (destination, table sizes); default: process_flags().
+  void set_options(const ProfileOptions& options);
+  [[nodiscard]] ProfileOptions options() const;
+
+  /// Snapshots of the registered profiles that ran (a call, or compile time over 1 s),
+  /// costliest (compile + call time) first.
+  [[nodiscard]] std::vector<Profile> printable_profiles() const;
+  /// Writes the profiles to the destination. Throws Error(Io) when a file cannot be written.
+  void write();
+  /// write() when anything is registered, swallowing errors into a line on stderr (used from
+  /// exit, signal and failure paths, which must not throw).
+  void write_if_active() noexcept;
+
+ private:
+  GlobalProfiles() = default;
+  void install_handlers();
+
+  mutable std::mutex mutex_;
+  std::vector<std::shared_ptr<ProfileCollector>> collectors_;
+  ProfileOptions options_ = process_flags();
+  bool handlers_installed_ = false;
+  std::int64_t calls_at_last_write_ = -1;
+  std::mutex write_mutex_;
+};
+
+/// Title of the summed profile printed after several ("Sum of all(N) printed profiles at exit").
+[[nodiscard]] std::string sum_title(std::size_t count);
+
+}  // namespace tscope::profile

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+/// Profiler settings, as a struct for code and as the TSCOPE_FLAGS environment variable:
+///
+///   TSCOPE_FLAGS="profile=true,profile_memory=true,profiling.n_apply=30,profiling.destination=p.json"
+///
+/// parse_flags() is the one parser; process_flags() is the only code that reads the environment.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace tscope::profile {
+
+struct ProfileOptions {
+  bool profile = false;            ///< profile every compiled function, print all at exit
+  bool profile_memory = false;     ///< memory section and per-apply input/output lines
+  bool profile_optimizer = false;  ///< keep the rewriter report in the profile
+  bool allow_gc = true;            ///< default of FunctionOptions::allow_gc
+  int n_apply = 20;                ///< rows of the Apply table and the memory list (> 0)
+  int n_ops = 20;                  ///< rows of the Class and Ops tables (> 0)
+  std::int64_t min_memory_size = 1024;  ///< memory list cut-off in bytes (>= 0)
+  /// "stderr", "stdout" or a file path; a path ending in ".json" receives the JSON export.
+  std::string destination = "stderr";
+  bool ignore_first_call = false;  ///< drop the first call's timings (warm-up)
+  int output_line_width = 512;     ///< maximum line width; drives name truncation (> 0)
+  bool min_peak_memory = false;    ///< search the minimum peak over all valid node orders
+};
+
+/// Parses a comma-separated list of name=value pairs on top of the defaults. Throws
+/// Error(BadFlag) naming the flag and the valid names or values on an unknown name, a missing
+/// '=', or a bad value.
+[[nodiscard]] ProfileOptions parse_flags(std::string_view text);
+
+/// The flags of this process: TSCOPE_FLAGS parsed once, on first use. Throws like parse_flags.
+[[nodiscard]] const ProfileOptions& process_flags();
+
+}  // namespace tscope::profile

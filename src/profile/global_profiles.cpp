@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tscope/profile/global_profiles.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "tscope/core/error.h"
+#include "tscope/profile/atomic_file.h"
+#include "tscope/profile/json_export.h"
+#include "tscope/profile/report_text.h"
+
+namespace tscope::profile {
+namespace {
+
+std::atomic<std::int64_t> g_call_count{0};
+// Written once before the handlers are installed, read by the handler.
+int g_signal_pipe_write = -1;
+struct sigaction g_previous_int {};
+struct sigaction g_previous_term {};
+
+extern "C" void on_terminating_signal(int signal_number) {
+  // Only async-signal-safe work here: hand the signal number to the watcher thread.
+  const int saved_errno = errno;
+  const auto byte = static_cast<unsigned char>(signal_number);
+  [[maybe_unused]] const ssize_t written = ::write(g_signal_pipe_write, &byte, 1);
+  errno = saved_errno;
+}
+
+void watch_signals(int read_fd) {
+  for (;;) {
+    unsigned char byte = 0;
+    const ssize_t got = ::read(read_fd, &byte, 1);
+    if (got < 0 && errno == EINTR) continue;
+    if (got != 1) return;
+    const int signal_number = byte;
+    GlobalProfiles::instance().write_if_active();
+    const struct sigaction& previous = signal_number == SIGINT ? g_previous_int : g_previous_term;
+    ::sigaction(signal_number, &previous, nullptr);
+    if (previous.sa_handler == SIG_IGN) continue;  // the program chose to ignore it
+    ::kill(::getpid(), signal_number);
+    return;
+  }
+}
+
+void write_at_exit() { GlobalProfiles::instance().write_if_active(); }
+
+bool profile_ran(const Profile& profile) {
+  for (const FunctionRecord& function : profile.functions) {
+    if (function.call_count > 0 || function.compile.total_ns > 1'000'000'000) return true;
+  }
+  return false;
+}
+
+std::int64_t cost_ns(const Profile& profile) {
+  std::int64_t total_ns = 0;
+  for (const FunctionRecord& function : profile.functions) {
+    total_ns += function.compile.total_ns + function.call_ns;
+  }
+  return total_ns;
+}
+
+}  // namespace
+
+std::string sum_title(std::size_t count) {
+  return fmt::format("Sum of all({}) printed profiles at exit.", count);
+}
+
+GlobalProfiles& GlobalProfiles::instance() {
+  // Leaked on purpose: exit handlers and the watcher thread may use it during static destruction.
+  static GlobalProfiles* registry = new GlobalProfiles();
+  return *registry;
+}
+
+void GlobalProfiles::note_call() noexcept { g_call_count.fetch_add(1, std::memory_order_relaxed); }
+
+void GlobalProfiles::add(const std::shared_ptr<ProfileCollector>& collector) {
+  std::lock_guard lock(mutex_);
+  if (std::find(collectors_.begin(), collectors_.end(), collector) == collectors_.end()) {
+    collectors_.push_back(collector);
+  }
+  if (!handlers_installed_) {
+    handlers_installed_ = true;
+    install_handlers();
+  }
+}
+
+void GlobalProfiles::clear() {
+  std::lock_guard lock(mutex_);
+  collectors_.clear();
+}
+
+void GlobalProfiles::set_options(const ProfileOptions& options) {
+  std::lock_guard lock(mutex_);
+  options_ = options;
+}
+
+ProfileOptions GlobalProfiles::options() const {
+  std::lock_guard lock(mutex_);
+  return options_;
+}
+
+void GlobalProfiles::install_handlers() {
+  std::atexit(write_at_exit);
+  int fds[2] = {-1, -1};
+  if (::pipe2(fds, O_CLOEXEC) != 0) return;  // no signal support; exit printing still works
+  g_signal_pipe_write = fds[1];
+  std::thread(watch_signals, fds[0]).detach();
+  struct sigaction action {};
+  action.sa_handler = on_terminating_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  ::sigaction(SIGINT, &action, &g_previous_int);
+  ::sigaction(SIGTERM, &action, &g_previous_term);
+}
+
+std::vector<Profile> GlobalProfiles::printable_profiles() const {
+  std::vector<std::shared_ptr<ProfileCollector>> collectors;
+  {
+    std::lock_guard lock(mutex_);
+    collectors = collectors_;
+  }
+  std::vector<Profile> profiles;
+  for (const auto& collector : collectors) {
+    Profile profile = collector->snapshot();
+    if (profile_ran(profile)) profiles.push_back(std::move(profile));
+  }
+  std::stable_sort(profiles.begin(), profiles.end(),
+                   [](const Profile& a, const Profile& b) { return cost_ns(a) > cost_ns(b); });
+  return profiles;
+}
+
+void GlobalProfiles::write() {
+  std::lock_guard write_lock(write_mutex_);
+  const ProfileOptions settings = options();
+  const std::int64_t calls = g_call_count.load(std::memory_order_relaxed);
+  const std::vector<Profile> profiles = printable_profiles();
+  const TextReportOptions report = report_options(settings);
+  const bool json = settings.destination.size() > 5 &&
+                    settings.destination.ends_with(".json");
+  const std::string text = json ? to_json_text(profiles, report) : render_profiles(profiles, report);
+  if (settings.destination == "stderr" || settings.destination == "stdout") {
+    write_all_to_fd(settings.destination == "stderr" ? STDERR_FILENO : STDOUT_FILENO, text);
+  } else {
+    write_file_atomically(settings.destination, text);
+  }
+  calls_at_last_write_ = calls;
+}
+
+void GlobalProfiles::write_if_active() noexcept {
+  try {
+    {
+      std::lock_guard lock(mutex_);
+      if (collectors_.empty()) return;
+    }
+    {
+      // Nothing ran since the last write (e.g. a failing call wrote, then the process exits).
+      std::lock_guard write_lock(write_mutex_);
+      if (calls_at_last_write_ == g_call_count.load(std::memory_order_relaxed)) return;
+    }
+    write();
+  } catch (const std::exception& error) {
+    const std::string line = fmt::format("tscope: could not write the profile: {}\n", error.what());
+    write_all_to_fd(STDERR_FILENO, line);
+  }
+}
+
+}  // namespace tscope::profile

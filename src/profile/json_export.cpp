@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tscope/profile/json_export.h"
+
+#include <nlohmann/json.hpp>
+
+#include "tscope/core/error.h"
+
+namespace tscope::profile {
+
+// Field names are the model's member names; every field is optional on input (default value), so
+// a reader of schema N accepts files of schema N written by older builds that lacked a field.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TensorRecord, dtype, shape, strides_bytes, contiguous)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SignatureRecord, inputs, outputs, call_count)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeRecord, topo_index, apply_name, op_name,
+                                                class_name, impl, call_count, total_ns, min_ns,
+                                                max_ns, flops_per_call, inputs, outputs,
+                                                output_bytes, output_alias, output_alias_input,
+                                                source_site, user_op, op_kind, elementwise,
+                                                fast_impl_available, input_ids, output_ids,
+                                                signatures)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PrepareRecord, apply_name, duration_ns)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompileRecord, total_ns, rewrite_ns, validate_ns,
+                                                link_ns, node_prepare_ns, slowest_prepares,
+                                                node_count)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FunctionRecord, name, call_count, call_ns, vm_ns,
+                                                compile, nodes, measured_peak_bytes, input_bytes,
+                                                input_ids, output_ids, allow_gc, clock,
+                                                clock_read_ns, overhead_ns_per_node)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Profile, schema_version, title, functions, grad_ns,
+                                                since_load_ns, blas, overhead_ns_per_node, clock,
+                                                clock_read_ns)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextReportOptions, n_ops, n_apply, line_width,
+                                                show_io, show_distribution, show_memory,
+                                                min_memory_size, show_tips)
+
+namespace {
+constexpr std::string_view kFormat = "tscope-profile";
+}  // namespace
+
+std::string to_json_text(const std::vector<Profile>& profiles, const TextReportOptions& report) {
+  nlohmann::json document;
+  document["format"] = kFormat;
+  document["schema_version"] = kProfileSchemaVersion;
+  document["report"] = report;
+  document["profiles"] = profiles;
+  return document.dump(2) + "\n";
+}
+
+ProfileDocument parse_profile_json(std::string_view text, std::string_view source) {
+  nlohmann::json document = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (document.is_discarded()) {
+    throw_error(ErrorKind::InvalidArgument, "'{}' is not valid JSON", source);
+  }
+  if (!document.is_object() || document.value("format", std::string()) != kFormat) {
+    throw_error(ErrorKind::InvalidArgument, "'{}' is not a tscope profile (expected \"format\": \"{}\")",
+                source, kFormat);
+  }
+  const int version = document.value("schema_version", 0);
+  if (version < 1 || version > kProfileSchemaVersion) {
+    throw_error(ErrorKind::InvalidArgument,
+                "'{}' has profile schema version {}; this build reads versions 1 to {}", source,
+                version, kProfileSchemaVersion);
+  }
+  ProfileDocument result;
+  try {
+    result.report = document.value("report", TextReportOptions{});
+    result.profiles = document.at("profiles").get<std::vector<Profile>>();
+  } catch (const nlohmann::json::exception& error) {
+    throw_error(ErrorKind::InvalidArgument, "'{}' does not follow the profile schema: {}", source,
+                error.what());
+  }
+  return result;
+}
+
+}  // namespace tscope::profile

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tscope/profile/profile_options.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <functional>
+#include <map>
+
+#include "tscope/core/error.h"
+
+namespace tscope::profile {
+namespace {
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
+bool parse_bool(std::string_view name, std::string_view value) {
+  if (value == "true" || value == "True" || value == "1") return true;
+  if (value == "false" || value == "False" || value == "0") return false;
+  throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: {}={} is not a boolean; valid values: true, false, 1, 0",
+              name, value);
+}
+
+std::int64_t parse_integer(std::string_view name, std::string_view value, std::int64_t minimum) {
+  std::int64_t result = 0;
+  const auto [end, status] = std::from_chars(value.data(), value.data() + value.size(), result);
+  if (status != std::errc() || end != value.data() + value.size() || result < minimum ||
+      result > (std::int64_t{1} << 40)) {
+    throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: {}={} is not valid; expected an integer >= {}",
+                name, value, minimum);
+  }
+  return result;
+}
+
+int parse_int(std::string_view name, std::string_view value, int minimum) {
+  const std::int64_t result = parse_integer(name, value, minimum);
+  if (result > 1'000'000) {
+    throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: {}={} is too large (at most 1000000)", name, value);
+  }
+  return static_cast<int>(result);
+}
+
+using Setter = std::function<void(ProfileOptions&, std::string_view name, std::string_view value)>;
+
+const std::map<std::string_view, Setter>& setters() {
+  static const std::map<std::string_view, Setter> table = {
+      {"profile", [](ProfileOptions& o, auto n, auto v) { o.profile = parse_bool(n, v); }},
+      {"profile_memory", [](ProfileOptions& o, auto n, auto v) { o.profile_memory = parse_bool(n, v); }},
+      {"profile_optimizer",
+       [](ProfileOptions& o, auto n, auto v) { o.profile_optimizer = parse_bool(n, v); }},
+      {"allow_gc", [](ProfileOptions& o, auto n, auto v) { o.allow_gc = parse_bool(n, v); }},
+      {"profiling.n_apply", [](ProfileOptions& o, auto n, auto v) { o.n_apply = parse_int(n, v, 1); }},
+      {"profiling.n_ops", [](ProfileOptions& o, auto n, auto v) { o.n_ops = parse_int(n, v, 1); }},
+      {"profiling.min_memory_size",
+       [](ProfileOptions& o, auto n, auto v) { o.min_memory_size = parse_integer(n, v, 0); }},
+      {"profiling.destination",
+       [](ProfileOptions& o, auto n, auto v) {
+         if (v.empty()) {
+           throw_error(ErrorKind::BadFlag,
+                       "TSCOPE_FLAGS: {} is empty; valid values: stderr, stdout or a file path", n);
+         }
+         o.destination = std::string(v);
+       }},
+      {"profiling.ignore_first_call",
+       [](ProfileOptions& o, auto n, auto v) { o.ignore_first_call = parse_bool(n, v); }},
+      {"profiling.output_line_width",
+       [](ProfileOptions& o, auto n, auto v) { o.output_line_width = parse_int(n, v, 1); }},
+      {"profiling.min_peak_memory",
+       [](ProfileOptions& o, auto n, auto v) { o.min_peak_memory = parse_bool(n, v); }},
+  };
+  return table;
+}
+
+std::string valid_names() {
+  std::string names;
+  for (const auto& [name, setter] : setters()) {
+    if (!names.empty()) names += ", ";
+    names += name;
+  }
+  return names;
+}
+
+}  // namespace
+
+ProfileOptions parse_flags(std::string_view text) {
+  ProfileOptions options;
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    const std::string_view item = trim(text.substr(0, comma));
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    if (item.empty()) continue;
+    const std::size_t equals = item.find('=');
+    const std::string_view name = trim(item.substr(0, equals));
+    const auto it = setters().find(name);
+    if (it == setters().end()) {
+      throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: unknown flag '{}'; valid flags: {}", name,
+                  valid_names());
+    }
+    if (equals == std::string_view::npos) {
+      throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: flag '{}' has no value; write {}=<value>", name,
+                  name);
+    }
+    it->second(options, name, trim(item.substr(equals + 1)));
+  }
+  return options;
+}
+
+const ProfileOptions& process_flags() {
+  // A function-local static: parsed once, thread-safe; a parse error propagates to the first
+  // caller and is raised again by the next one.
+  static const ProfileOptions options = [] {
+    const char* text = std::getenv("TSCOPE_FLAGS");  // NOLINT(concurrency-mt-unsafe): read once
+    return parse_flags(text == nullptr ? std::string_view() : std::string_view(text));
+  }();
+  return options;
+}
+
+}  // namespace tscope::profile

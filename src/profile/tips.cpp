@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tip rules. Thresholds are named constants; each rule has a test that fires it and one that keeps
+// it quiet (tests/unit/profile/tips_test.cpp).
+#include "tscope/profile/tips.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace tscope::profile {
+namespace {
+
+constexpr std::size_t kLongChainNodes = 4;         // elemwise nodes in a row worth fusing
+constexpr std::size_t kManySignatures = 4;         // distinct input signatures of one node
+constexpr double kDispatchBoundNodeNs = 1000.0;    // mean kernel time per node execution
+constexpr std::int64_t kDispatchBoundMinExecutions = 100;
+
+double seconds(std::int64_t ns) { return static_cast<double>(ns) * 1e-9; }
+
+std::string node_label(const NodeRecord& node) {
+  std::string label = node.apply_name;
+  if (!node.source_site.empty()) label += " (created at " + node.source_site + ")";
+  return label;
+}
+
+bool is_transcendental(const std::string& op_kind) {
+  static const std::set<std::string, std::less<>> kinds = {
+      "Exp",  "Exp2", "Expm1", "Log",  "Log2", "Log10", "Log1p",    "Sin",     "Cos",
+      "Tan",  "Tanh", "Sinh",  "Cosh", "Pow",  "Sqrt",  "Sigmoid",  "Softplus", "Erf",
+      "Erfc", "Atan", "Asin",  "Acos", "Rsqrt", "Cbrt", "LogSigmoid", "Gelu"};
+  return kinds.count(op_kind) != 0;
+}
+
+bool is_dot(const NodeRecord& node) {
+  return node.op_kind == "Dot" || node.op_kind == "Dot22" || node.op_kind == "Gemm" ||
+         node.op_kind == "MatMul";
+}
+
+void float64_tips(const FunctionRecord& function, std::vector<Tip>& tips) {
+  for (const NodeRecord& node : function.nodes) {
+    bool float64 = false;
+    for (const TensorRecord& tensor : node.outputs) float64 = float64 || tensor.dtype == "float64";
+    for (const TensorRecord& tensor : node.inputs) float64 = float64 || tensor.dtype == "float64";
+    if (!float64 || node.call_count == 0) continue;
+    tips.push_back({"float64",
+                    fmt::format("{} computes in float64. If float32 precision is enough, build the "
+                                "graph in float32: it halves the memory traffic (est. gain up to "
+                                "{:.3e}s, half of its {:.3e}s).",
+                                node_label(node), seconds(node.total_ns) / 2, seconds(node.total_ns))});
+  }
+}
+
+void ref_kernel_tips(const FunctionRecord& function, std::vector<Tip>& tips) {
+  for (const NodeRecord& node : function.nodes) {
+    if (node.impl != "ref" || !node.fast_impl_available || node.call_count == 0) continue;
+    tips.push_back({"ref_kernel",
+                    fmt::format("{} ran the reference kernel although op {} has a fast one; "
+                                "compile without reference_kernels (est. gain: most of its "
+                                "{:.3e}s).",
+                                node_label(node), node.op_kind, seconds(node.total_ns))});
+  }
+}
+
+void dot_tips(const FunctionRecord& function, std::vector<Tip>& tips) {
+  for (const NodeRecord& node : function.nodes) {
+    if (!is_dot(node) || node.call_count == 0 || node.inputs.size() < 2) continue;
+    const TensorRecord& a = node.inputs[0];
+    const TensorRecord& b = node.inputs[1];
+    if (a.dtype != b.dtype) {
+      tips.push_back({"dot_mixed_dtypes",
+                      fmt::format("{} multiplies {} by {}: mixed dtypes cannot use BLAS. Cast both "
+                                  "inputs to one float dtype (est. gain up to {:.3e}s).",
+                                  node_label(node), a.dtype, b.dtype, seconds(node.total_ns))});
+    } else if (a.shape.size() == 2 && b.shape.size() == 2 && node.impl != "blas") {
+      tips.push_back({"dot_not_blas",
+                      fmt::format("{} is a generic Dot of two 2-D inputs ({} {} x {} {}) that did "
+                                  "not run on BLAS (impl {}); BLAS needs float32 or float64 inputs "
+                                  "of one dtype (est. gain: most of its {:.3e}s).",
+                                  node_label(node), a.dtype, fmt::join(a.shape, "x"), b.dtype,
+                                  fmt::join(b.shape, "x"), node.impl, seconds(node.total_ns))});
+    }
+  }
+}
+
+void transcendental_tips(const FunctionRecord& function, std::vector<Tip>& tips) {
+  for (const NodeRecord& node : function.nodes) {
+    if (!node.elementwise || !is_transcendental(node.op_kind) || node.impl == "simd" ||
+        node.call_count == 0) {
+      continue;
+    }
+    tips.push_back({"transcendental_not_simd",
+                    fmt::format("{} evaluates {} elementwise on the '{}' path, not a vectorised "
+                                "(simd) one; a vector math library is typically 2-4x faster (est. "
+                                "gain up to {:.3e}s).",
+                                node_label(node), node.op_kind, node.impl,
+                                seconds(node.total_ns) * 0.5)});
+  }
+}
+
+// Longest runs of elementwise nodes where each feeds the next and nothing else reads the link.
+void chain_tips(const FunctionRecord& function, std::vector<Tip>& tips) {
+  std::unordered_map<std::int64_t, int> readers;
+  std::unordered_map<std::int64_t, std::size_t> producer;
+  for (std::size_t i = 0; i < function.nodes.size(); ++i) {
+    const NodeRecord& node = function.nodes[i];
+    for (std::int64_t id : std::set<std::int64_t>(node.input_ids.begin(), node.input_ids.end())) ++readers[id];
+    for (std::int64_t id : node.output_ids) producer[id] = i;
+  }
+  const std::set<std::int64_t> kept(function.output_ids.begin(), function.output_ids.end());
+  // next[i]: the elementwise node that alone consumes node i's single output.
+  std::vector<std::ptrdiff_t> next(function.nodes.size(), -1);
+  std::vector<bool> has_previous(function.nodes.size(), false);
+  for (std::size_t i = 0; i < function.nodes.size(); ++i) {
+    const NodeRecord& node = function.nodes[i];
+    if (!node.elementwise) continue;
+    for (std::int64_t id : node.input_ids) {
+      const auto it = producer.find(id);
+      if (it == producer.end()) continue;
+      const NodeRecord& previous = function.nodes[it->second];
+      if (!previous.elementwise || previous.output_ids.size() != 1 || readers[id] != 1 ||
+          kept.count(id) != 0 || next[it->second] >= 0 || has_previous[i]) {
+        continue;
+      }
+      next[it->second] = static_cast<std::ptrdiff_t>(i);
+      has_previous[i] = true;
+    }
+  }
+  for (std::size_t start = 0; start < function.nodes.size(); ++start) {
+    if (has_previous[start] || next[start] < 0) continue;
+    std::vector<std::size_t> chain = {start};
+    while (next[chain.back()] >= 0) chain.push_back(static_cast<std::size_t>(next[chain.back()]));
+    if (chain.size() < kLongChainNodes) continue;
+    std::int64_t total_ns = 0, slowest_ns = 0;
+    for (std::size_t i : chain) {
+      total_ns += function.nodes[i].total_ns;
+      slowest_ns = std::max(slowest_ns, function.nodes[i].total_ns);
+    }
+    tips.push_back({"unfused_chain",
+                    fmt::format("{} unfused elementwise nodes run one after the other, from {} to "
+                                "{}; fused into one loop they would read and write memory once "
+                                "(est. gain {:.3e}s of their {:.3e}s).",
+                                chain.size(), node_label(function.nodes[chain.front()]),
+                                node_label(function.nodes[chain.back()]),
+                                seconds(total_ns - slowest_ns), seconds(total_ns))});
+  }
+}
+
+void dispatch_tips(const FunctionRecord& function, double overhead_ns_per_node,
+                   std::vector<Tip>& tips) {
+  std::int64_t executions = 0, kernel_ns = 0;
+  for (const NodeRecord& node : function.nodes) {
+    executions += node.call_count;
+    kernel_ns += node.total_ns;
+  }
+  if (function.call_count == 0 || executions / function.call_count < kDispatchBoundMinExecutions) {
+    return;
+  }
+  const double mean_ns = static_cast<double>(kernel_ns) / static_cast<double>(executions);
+  if (mean_ns >= kDispatchBoundNodeNs) return;
+  double dispatch_ns = static_cast<double>(std::max<std::int64_t>(function.vm_ns - kernel_ns, 0));
+  if (overhead_ns_per_node > 0) {
+    dispatch_ns = std::max(0.0, dispatch_ns - overhead_ns_per_node * static_cast<double>(executions));
+  }
+  tips.push_back({"dispatch_bound",
+                  fmt::format("Function '{}' runs {} nodes per call averaging {:.0f} ns each: "
+                              "per-node dispatch, allocation and bookkeeping weigh as much as the "
+                              "work. Batch inputs or use fewer, larger operations (est. gain: up to "
+                              "{:.3e}s of VM time outside kernels).",
+                              function.name, executions / function.call_count, mean_ns,
+                              dispatch_ns * 1e-9)});
+}
+
+void signature_tips(const FunctionRecord& function, std::vector<Tip>& tips) {
+  for (const NodeRecord& node : function.nodes) {
+    if (node.signatures.size() < kManySignatures) continue;
+    tips.push_back({"many_signatures",
+                    fmt::format("{} was called with {} distinct input shapes/strides over {} "
+                                "calls; each new signature can reallocate output buffers and "
+                                "defeats buffer reuse. Pad or bucket the shapes (est. gain: the "
+                                "reallocations in {:.3e}s).",
+                                node_label(node), node.signatures.size(), node.call_count,
+                                seconds(node.total_ns))});
+  }
+}
+
+}  // namespace
+
+std::vector<Tip> collect_tips(const Profile& profile) {
+  std::vector<Tip> tips;
+  for (const FunctionRecord& function : profile.functions) float64_tips(function, tips);
+  for (const FunctionRecord& function : profile.functions) ref_kernel_tips(function, tips);
+  for (const FunctionRecord& function : profile.functions) dot_tips(function, tips);
+  for (const FunctionRecord& function : profile.functions) transcendental_tips(function, tips);
+  for (const FunctionRecord& function : profile.functions) chain_tips(function, tips);
+  for (const FunctionRecord& function : profile.functions) {
+    dispatch_tips(function, profile.overhead_ns_per_node, tips);
+  }
+  for (const FunctionRecord& function : profile.functions) signature_tips(function, tips);
+  return tips;
+}
+
+std::string render_tips(const Profile& profile) {
+  std::string out =
+      "Here are tips to potentially make your code run faster\n"
+      "                 (if you think of new ones, suggest them on the issue tracker).\n"
+      "                 Test them first, as they are not guaranteed to always provide a speedup.\n";
+  const std::vector<Tip> tips = collect_tips(profile);
+  for (const Tip& tip : tips) out += "  - " + tip.text + "\n";
+  if (tips.empty()) out += "Sorry, no tip for today.\n";
+  return out;
+}
+
+}  // namespace tscope::profile

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+// The VM's recording path: signatures, ignore_first_call, clock selection, overhead measurement.
+#include "support/test_util.h"
+#include "tscope/profile/tick_clock.h"
+
+namespace tscope {
+namespace {
+
+TEST(Recording, DistinctInputSignaturesAreCountedPerNode) {
+  FakeClock clock(1000);
+  Variable x = vector(DType::Float32, "x");
+  FunctionOptions options;
+  options.profile = true;
+  options.clock = &clock;
+  Function f = function({x}, {exp(x)}, {}, options);
+  for (std::int64_t size : {4, 4, 8, 4, 16}) (void)f({Tensor::zeros(DType::Float32, {size})});
+  const profile::FunctionRecord record = f.profile_record();
+  ASSERT_EQ(record.nodes.size(), 1u);
+  const profile::NodeRecord& node = record.nodes[0];
+  EXPECT_EQ(node.call_count, 5);
+  ASSERT_EQ(node.signatures.size(), 3u);
+  EXPECT_EQ(node.signatures[0].inputs[0].shape, (std::vector<std::int64_t>{4}));
+  EXPECT_EQ(node.signatures[0].call_count, 3);
+  EXPECT_EQ(node.signatures[1].inputs[0].shape, (std::vector<std::int64_t>{8}));
+  EXPECT_EQ(node.signatures[1].call_count, 1);
+  EXPECT_EQ(node.signatures[2].call_count, 1);
+  EXPECT_EQ(node.signatures[2].outputs[0].shape, (std::vector<std::int64_t>{16}));
+  // The last call's tensors are the last signature's.
+  EXPECT_EQ(node.inputs[0].shape, (std::vector<std::int64_t>{16}));
+  EXPECT_EQ(node.output_bytes, 16 * 4);
+}
+
+TEST(Recording, NonContiguousInputIsItsOwnSignature) {
+  FakeClock clock(1000);
+  Variable x = matrix(DType::Float32, "x");
+  FunctionOptions options;
+  options.profile = true;
+  options.clock = &clock;
+  Function f = function({x}, {exp(x)}, {}, options);
+  const Tensor value = testing::random_tensor(DType::Float32, {3, 4}, 1);
+  (void)f({value});
+  (void)f({testing::non_contiguous_copy(value)});
+  const profile::NodeRecord node = f.profile_record().nodes[0];
+  ASSERT_EQ(node.signatures.size(), 2u);
+  EXPECT_TRUE(node.signatures[0].inputs[0].contiguous);
+  EXPECT_FALSE(node.signatures[1].inputs[0].contiguous);
+}
+
+TEST(Recording, IgnoreFirstCallDropsOnlyTheFirstCallsTimings) {
+  FakeClock clock(1000);
+  Variable x = vector(DType::Float32, "x");
+  FunctionOptions options;
+  options.profile = true;
+  options.clock = &clock;
+  options.ignore_first_call = true;
+  Function f = function({x}, {exp(x)}, {}, options);
+  (void)f({Tensor::zeros(DType::Float32, {4})});
+  EXPECT_EQ(f.profile_record().call_count, 0);
+  EXPECT_EQ(f.profile_record().nodes[0].call_count, 0);
+  (void)f({Tensor::zeros(DType::Float32, {4})});
+  (void)f({Tensor::zeros(DType::Float32, {4})});
+  const profile::FunctionRecord record = f.profile_record();
+  EXPECT_EQ(record.call_count, 2);
+  EXPECT_EQ(record.nodes[0].call_count, 2);
+  EXPECT_EQ(record.nodes[0].total_ns, 2000);
+  // Signatures describe the graph and keep the first call.
+  EXPECT_EQ(record.nodes[0].signatures[0].call_count, 3);
+}
+
+TEST(Recording, InjectedClockReportsNoMeasuredOverhead) {
+  FakeClock clock(1000);
+  Variable x = vector(DType::Float32, "x");
+  FunctionOptions options;
+  options.profile = true;
+  options.clock = &clock;
+  Function f = function({x}, {exp(x)}, {}, options);
+  (void)f({Tensor::zeros(DType::Float32, {4})});
+  const profile::Profile profile = f.collector()->snapshot();
+  EXPECT_EQ(profile.clock, "injected");
+  EXPECT_LT(profile.overhead_ns_per_node, 0);
+}
+
+TEST(Recording, RealClockIsMeasuredAndConverted) {
+  Variable x = vector(DType::Float32, "x");
+  FunctionOptions options;
+  options.profile = true;
+  Function f = function({x}, {exp(x)}, {}, options);
+  for (int i = 0; i < 3; ++i) (void)f({Tensor::zeros(DType::Float32, {4096})});
+  const profile::Profile profile = f.collector()->snapshot();
+  const profile::TickSource& ticks = profile::measured_tick_source();
+  EXPECT_EQ(profile.clock, ticks.name);
+  EXPECT_GT(ticks.read_cost_ns, 0.0);
+  EXPECT_GE(profile.overhead_ns_per_node, 0.0);
+  const profile::NodeRecord& node = profile.functions[0].nodes[0];
+  // Converted to ns: within the function's VM time, and min <= mean <= max.
+  EXPECT_GT(node.total_ns, 0);
+  EXPECT_LE(node.total_ns, profile.functions[0].vm_ns);
+  EXPECT_LE(node.min_ns * 3, node.total_ns);
+  EXPECT_GE(node.max_ns * 3, node.total_ns);
+  if (ticks.use_tsc) {
+    EXPECT_GT(ticks.ns_per_tick, 0.01);
+    EXPECT_LT(ticks.ns_per_tick, 100.0);
+  }
+}
+
+TEST(Recording, FunctionOptionsDefaultsComeFromTheFlags) {
+  const FunctionOptions options;
+  const profile::ProfileOptions& flags = profile::process_flags();
+  EXPECT_EQ(options.profile, flags.profile);
+  EXPECT_EQ(options.profile_memory, flags.profile_memory);
+  EXPECT_EQ(options.allow_gc, flags.allow_gc);
+  EXPECT_EQ(options.ignore_first_call, flags.ignore_first_call);
+}
+
+TEST(Recording, FailingCallKeepsTheCountersOfTheNodesThatRan) {
+  FakeClock clock(1000);
+  Variable x = vector(DType::Float32, "x");
+  Variable y = vector(DType::Float32, "y");
+  FunctionOptions options;
+  options.profile = true;
+  options.clock = &clock;
+  Function f = function({x, y}, {exp(x) + y}, {}, options);
+  EXPECT_THROW((void)f({Tensor::zeros(DType::Float32, {4}), Tensor::zeros(DType::Float32, {3})}), Error);
+  const profile::FunctionRecord record = f.profile_record();
+  EXPECT_EQ(record.nodes[0].call_count, 1);  // exp ran; the add threw
+}
+
+}  // namespace
+}  // namespace tscope

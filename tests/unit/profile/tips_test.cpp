@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: Apache-2.0
+// Each tip rule: a profile that makes it fire (naming the node) and one that keeps it quiet.
+// Profiles are built by hand: tips are a pure function of the model.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "tscope/profile/tips.h"
+
+namespace tscope::profile {
+namespace {
+
+TensorRecord tensor(std::string dtype, std::vector<std::int64_t> shape) {
+  TensorRecord record;
+  record.dtype = std::move(dtype);
+  record.shape = std::move(shape);
+  return record;
+}
+
+NodeRecord node(std::string apply_name, std::string op_kind, std::string impl,
+                std::vector<TensorRecord> inputs, std::vector<TensorRecord> outputs) {
+  NodeRecord record;
+  record.apply_name = std::move(apply_name);
+  record.op_kind = std::move(op_kind);
+  record.impl = std::move(impl);
+  record.inputs = std::move(inputs);
+  record.outputs = std::move(outputs);
+  record.call_count = 10;
+  record.total_ns = 1'000'000;
+  record.signatures.resize(1);
+  return record;
+}
+
+Profile one_function(std::vector<NodeRecord> nodes) {
+  Profile profile;
+  FunctionRecord function;
+  function.name = "f";
+  function.call_count = 10;
+  function.vm_ns = 0;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    nodes[i].topo_index = static_cast<std::int64_t>(i);
+    function.vm_ns += nodes[i].total_ns;
+  }
+  function.nodes = std::move(nodes);
+  profile.functions.push_back(std::move(function));
+  return profile;
+}
+
+std::vector<Tip> tips_of_rule(const Profile& profile, const std::string& rule) {
+  std::vector<Tip> tips = collect_tips(profile);
+  tips.erase(std::remove_if(tips.begin(), tips.end(), [&](const Tip& tip) { return tip.rule != rule; }),
+             tips.end());
+  return tips;
+}
+
+const TensorRecord kF32Matrix = tensor("float32", {64, 64});
+
+TEST(Tips, NothingFiresOnAPlainFloat32Graph) {
+  const Profile profile = one_function({node("dot(x, w)", "Dot", "blas", {kF32Matrix, kF32Matrix}, {kF32Matrix})});
+  EXPECT_TRUE(collect_tips(profile).empty());
+  EXPECT_NE(render_tips(profile).find("Sorry, no tip for today.\n"), std::string::npos);
+}
+
+TEST(Tips, Float64FiresAndNamesTheNode) {
+  const TensorRecord f64 = tensor("float64", {64});
+  const auto tips = tips_of_rule(one_function({node("add(a, b)", "Add", "cpu", {f64, f64}, {f64})}), "float64");
+  ASSERT_EQ(tips.size(), 1u);
+  EXPECT_NE(tips[0].text.find("add(a, b) computes in float64"), std::string::npos) << tips[0].text;
+  EXPECT_NE(tips[0].text.find("5.000e-04s"), std::string::npos) << tips[0].text;  // half of 1 ms
+  EXPECT_NE(render_tips(one_function({node("add(a, b)", "Add", "cpu", {f64, f64}, {f64})}))
+                .find("  - add(a, b) computes in float64"),
+            std::string::npos);
+}
+
+TEST(Tips, Float64QuietOnFloat32) {
+  const TensorRecord f32 = tensor("float32", {64});
+  EXPECT_TRUE(tips_of_rule(one_function({node("add(a, b)", "Add", "cpu", {f32, f32}, {f32})}), "float64").empty());
+}
+
+TEST(Tips, RefKernelFiresOnlyWhenAFastOneExists) {
+  const TensorRecord f32 = tensor("float32", {64});
+  NodeRecord slow = node("sum(x)", "Sum", "ref", {f32}, {tensor("float32", {})});
+  slow.fast_impl_available = true;
+  EXPECT_EQ(tips_of_rule(one_function({slow}), "ref_kernel").size(), 1u);
+  slow.fast_impl_available = false;
+  EXPECT_TRUE(tips_of_rule(one_function({slow}), "ref_kernel").empty());
+}
+
+TEST(Tips, DotNotOnBlasFiresForTwoMatrices) {
+  const auto tips = tips_of_rule(
+      one_function({node("dot(x, w)", "Dot", "ref", {kF32Matrix, kF32Matrix}, {kF32Matrix})}), "dot_not_blas");
+  ASSERT_EQ(tips.size(), 1u);
+  EXPECT_NE(tips[0].text.find("dot(x, w) is a generic Dot"), std::string::npos) << tips[0].text;
+  EXPECT_NE(tips[0].text.find("float32 64x64"), std::string::npos) << tips[0].text;
+}
+
+TEST(Tips, DotNotOnBlasQuietOnBlasOrVectors) {
+  EXPECT_TRUE(tips_of_rule(one_function({node("dot(x, w)", "Dot", "blas", {kF32Matrix, kF32Matrix}, {kF32Matrix})}),
+                           "dot_not_blas")
+                  .empty());
+  const TensorRecord v = tensor("float32", {64});
+  EXPECT_TRUE(tips_of_rule(one_function({node("dot(x, v)", "Dot", "ref", {kF32Matrix, v}, {v})}), "dot_not_blas")
+                  .empty());
+}
+
+TEST(Tips, MixedDtypesInDotFiresAndListsTheTypes) {
+  const auto tips = tips_of_rule(
+      one_function({node("dot(x, w)", "Dot", "ref", {kF32Matrix, tensor("float64", {64, 64})},
+                          {tensor("float64", {64, 64})})}),
+      "dot_mixed_dtypes");
+  ASSERT_EQ(tips.size(), 1u);
+  EXPECT_NE(tips[0].text.find("multiplies float32 by float64"), std::string::npos) << tips[0].text;
+  EXPECT_TRUE(tips_of_rule(one_function({node("dot(x, w)", "Dot", "blas", {kF32Matrix, kF32Matrix}, {kF32Matrix})}),
+                           "dot_mixed_dtypes")
+                  .empty());
+}
+
+TEST(Tips, TranscendentalNotOnSimdFires) {
+  const TensorRecord f32 = tensor("float32", {1024});
+  NodeRecord exp_node = node("exp(x)", "Exp", "cpu", {f32}, {f32});
+  exp_node.elementwise = true;
+  const auto tips = tips_of_rule(one_function({exp_node}), "transcendental_not_simd");
+  ASSERT_EQ(tips.size(), 1u);
+  EXPECT_NE(tips[0].text.find("exp(x) evaluates Exp elementwise on the 'cpu' path"), std::string::npos);
+}
+
+TEST(Tips, TranscendentalQuietOnSimdOrArithmetic) {
+  const TensorRecord f32 = tensor("float32", {1024});
+  NodeRecord exp_node = node("exp(x)", "Exp", "simd", {f32}, {f32});
+  exp_node.elementwise = true;
+  NodeRecord add_node = node("add(x, y)", "Add", "cpu", {f32, f32}, {f32});
+  add_node.elementwise = true;
+  EXPECT_TRUE(tips_of_rule(one_function({exp_node, add_node}), "transcendental_not_simd").empty());
+}
+
+// A chain x -> n0 -> n1 -> ... of `length` elementwise nodes; `fork_at` gives node fork_at's
+// output a second reader, which breaks the chain there.
+Profile elementwise_chain(std::size_t length, std::ptrdiff_t fork_at = -1) {
+  std::vector<NodeRecord> nodes;
+  const TensorRecord f32 = tensor("float32", {1024});
+  for (std::size_t i = 0; i < length; ++i) {
+    NodeRecord n = node("n" + std::to_string(i), "Add", "cpu", {f32}, {f32});
+    n.elementwise = true;
+    n.input_ids = {static_cast<std::int64_t>(i)};
+    n.output_ids = {static_cast<std::int64_t>(i + 1)};
+    nodes.push_back(n);
+  }
+  if (fork_at >= 0) {
+    NodeRecord reader = node("reader", "Sum", "cpu", {f32}, {tensor("float32", {})});
+    reader.input_ids = {fork_at + 1};
+    reader.output_ids = {1000};
+    nodes.push_back(reader);
+  }
+  Profile profile = one_function(nodes);
+  profile.functions[0].input_ids = {0};
+  profile.functions[0].output_ids = {static_cast<std::int64_t>(length)};
+  return profile;
+}
+
+TEST(Tips, LongUnfusedChainFiresWithItsEnds) {
+  const auto tips = tips_of_rule(elementwise_chain(5), "unfused_chain");
+  ASSERT_EQ(tips.size(), 1u);
+  EXPECT_NE(tips[0].text.find("5 unfused elementwise nodes run one after the other, from n0 to n4"),
+            std::string::npos)
+      << tips[0].text;
+  // Four of the five 1 ms nodes could go.
+  EXPECT_NE(tips[0].text.find("est. gain 4.000e-03s"), std::string::npos) << tips[0].text;
+}
+
+TEST(Tips, ShortOrForkedChainsStayQuiet) {
+  EXPECT_TRUE(tips_of_rule(elementwise_chain(3), "unfused_chain").empty());
+  // n2's output is read twice: the runs n0-n2 and n3-n5 are both too short.
+  EXPECT_TRUE(tips_of_rule(elementwise_chain(6, 2), "unfused_chain").empty());
+  EXPECT_EQ(tips_of_rule(elementwise_chain(6, 1), "unfused_chain").size(), 1u);  // n2-n5 is long
+}
+
+Profile tiny_nodes(std::size_t count, std::int64_t node_ns) {
+  std::vector<NodeRecord> nodes;
+  const TensorRecord f32 = tensor("float32", {1});
+  for (std::size_t i = 0; i < count; ++i) {
+    NodeRecord n = node("n" + std::to_string(i), "Add", "cpu", {f32}, {f32});
+    n.total_ns = node_ns * 10;
+    nodes.push_back(n);
+  }
+  Profile profile = one_function(nodes);
+  profile.functions[0].vm_ns *= 2;  // as much time between kernels as in them
+  return profile;
+}
+
+TEST(Tips, DispatchBoundFiresOnManyTinyNodes) {
+  const auto tips = tips_of_rule(tiny_nodes(200, 100), "dispatch_bound");
+  ASSERT_EQ(tips.size(), 1u);
+  EXPECT_NE(tips[0].text.find("Function 'f' runs 200 nodes per call averaging 100 ns each"), std::string::npos)
+      << tips[0].text;
+}
+
+TEST(Tips, DispatchBoundQuietOnFewOrLargeNodes) {
+  EXPECT_TRUE(tips_of_rule(tiny_nodes(20, 100), "dispatch_bound").empty());
+  EXPECT_TRUE(tips_of_rule(tiny_nodes(200, 50'000), "dispatch_bound").empty());
+}
+
+TEST(Tips, ManySignaturesFires) {
+  const TensorRecord f32 = tensor("float32", {8});
+  NodeRecord n = node("add(x, y)", "Add", "cpu", {f32, f32}, {f32});
+  n.signatures.resize(5);
+  const auto tips = tips_of_rule(one_function({n}), "many_signatures");
+  ASSERT_EQ(tips.size(), 1u);
+  EXPECT_NE(tips[0].text.find("add(x, y) was called with 5 distinct input shapes"), std::string::npos);
+  n.signatures.resize(2);
+  EXPECT_TRUE(tips_of_rule(one_function({n}), "many_signatures").empty());
+}
+
+}  // namespace
+}  // namespace tscope::profile

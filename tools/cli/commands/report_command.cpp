@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// `tscope report a.json [b.json ...]`: re-render profiles saved as JSON. One file prints exactly
+// what the process that wrote it printed (same report options); several files are merged into
+// one profile holding every function.
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "tscope/profile/atomic_file.h"
+#include "tscope/profile/json_export.h"
+#include "tscope/profile/report_text.h"
+
+namespace tscope::cli {
+
+Action add_report_command(CLI::App& app) {
+  struct Settings {
+    std::vector<std::string> paths;
+    int n_ops = 0;
+    int n_apply = 0;
+  };
+  auto settings = std::make_shared<Settings>();
+  CLI::App* command = app.add_subcommand("report", "Render profiles saved as JSON; merge several files");
+  command->add_option("files", settings->paths, "profile JSON files")->required()->check(CLI::ExistingFile);
+  command->add_option("--n-ops", settings->n_ops, "rows in the Class and Ops tables (default: as saved)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--n-apply", settings->n_apply, "rows in the Apply table (default: as saved)")
+      ->check(CLI::PositiveNumber);
+  return [command, settings]() {
+    if (!command->parsed()) return -1;
+    std::vector<profile::Profile> profiles;
+    profile::TextReportOptions report;
+    for (std::size_t i = 0; i < settings->paths.size(); ++i) {
+      const std::string& path = settings->paths[i];
+      profile::ProfileDocument document = profile::parse_profile_json(profile::read_file(path), path);
+      if (i == 0) report = document.report;
+      for (profile::Profile& saved : document.profiles) profiles.push_back(std::move(saved));
+    }
+    if (settings->n_ops > 0) report.n_ops = settings->n_ops;
+    if (settings->n_apply > 0) report.n_apply = settings->n_apply;
+    if (settings->paths.size() == 1) {
+      std::cout << (profiles.size() == 1 ? profile::render_text(profiles[0], report)
+                                         : profile::render_profiles(profiles, report));
+      return 0;
+    }
+    std::string title = "Merge of";
+    for (const std::string& path : settings->paths) title += " " + path;
+    std::cout << profile::render_text(profile::sum_profiles(profiles, title), report);
+    return 0;
+  };
+}
+
+}  // namespace tscope::cli
