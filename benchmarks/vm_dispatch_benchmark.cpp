@@ -37,8 +37,9 @@ void BM_Vm_DispatchPerNode(benchmark::State& state) {
   }
   state.counters["nodes"] = nodes;
   // Seconds per node (shown with an SI prefix, e.g. "35ns").
-  state.counters["per_node"] = benchmark::Counter(nodes * static_cast<double>(state.iterations()),
-                                                  benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["per_node"] =
+      benchmark::Counter(nodes * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.SetLabel(profile ? "profiling on" : "profiling off");
 }
 BENCHMARK(BM_Vm_DispatchPerNode)

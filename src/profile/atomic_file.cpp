@@ -27,7 +27,8 @@ void write_file_atomically(const std::string& path, std::string_view text) {
   const std::string temporary = path + ".tmp." + std::to_string(::getpid());
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
-    throw_error(ErrorKind::Io, "cannot create profile file '{}': {}", temporary, std::strerror(errno));
+    throw_error(ErrorKind::Io, "cannot create profile file '{}': {}", temporary,
+                std::strerror(errno));
   }
   std::string_view rest = text;
   while (!rest.empty()) {
@@ -37,7 +38,8 @@ void write_file_atomically(const std::string& path, std::string_view text) {
       const int saved = errno;
       ::close(fd);
       ::unlink(temporary.c_str());
-      throw_error(ErrorKind::Io, "cannot write profile file '{}': {}", temporary, std::strerror(saved));
+      throw_error(ErrorKind::Io, "cannot write profile file '{}': {}", temporary,
+                  std::strerror(saved));
     }
     rest.remove_prefix(static_cast<std::size_t>(written));
   }
@@ -46,7 +48,8 @@ void write_file_atomically(const std::string& path, std::string_view text) {
   if (::rename(temporary.c_str(), path.c_str()) != 0) {
     const int saved = errno;
     ::unlink(temporary.c_str());
-    throw_error(ErrorKind::Io, "cannot rename '{}' to '{}': {}", temporary, path, std::strerror(saved));
+    throw_error(ErrorKind::Io, "cannot rename '{}' to '{}': {}", temporary, path,
+                std::strerror(saved));
   }
 }
 

@@ -2,6 +2,7 @@
 #include "tscope/profile/global_profiles.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,8 +11,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "tscope/core/error.h"
 #include "tscope/profile/atomic_file.h"
@@ -144,9 +143,9 @@ void GlobalProfiles::write() {
   const std::int64_t calls = g_call_count.load(std::memory_order_relaxed);
   const std::vector<Profile> profiles = printable_profiles();
   const TextReportOptions report = report_options(settings);
-  const bool json = settings.destination.size() > 5 &&
-                    settings.destination.ends_with(".json");
-  const std::string text = json ? to_json_text(profiles, report) : render_profiles(profiles, report);
+  const bool json = settings.destination.size() > 5 && settings.destination.ends_with(".json");
+  const std::string text =
+      json ? to_json_text(profiles, report) : render_profiles(profiles, report);
   if (settings.destination == "stderr" || settings.destination == "stdout") {
     write_all_to_fd(settings.destination == "stderr" ? STDERR_FILENO : STDOUT_FILENO, text);
   } else {

@@ -9,29 +9,76 @@ namespace tscope::profile {
 
 // Field names are the model's member names; every field is optional on input (default value), so
 // a reader of schema N accepts files of schema N written by older builds that lacked a field.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TensorRecord, dtype, shape, strides_bytes, contiguous)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+    TensorRecord, dtype, shape, strides_bytes, contiguous)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SignatureRecord, inputs, outputs, call_count)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeRecord, topo_index, apply_name, op_name,
-                                                class_name, impl, call_count, total_ns, min_ns,
-                                                max_ns, flops_per_call, inputs, outputs,
-                                                output_bytes, output_alias, output_alias_input,
-                                                source_site, user_op, op_kind, elementwise,
-                                                fast_impl_available, input_ids, output_ids,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeRecord,
+                                                topo_index,
+                                                apply_name,
+                                                op_name,
+                                                class_name,
+                                                impl,
+                                                call_count,
+                                                total_ns,
+                                                min_ns,
+                                                max_ns,
+                                                flops_per_call,
+                                                inputs,
+                                                outputs,
+                                                output_bytes,
+                                                output_alias,
+                                                output_alias_input,
+                                                source_site,
+                                                user_op,
+                                                op_kind,
+                                                elementwise,
+                                                fast_impl_available,
+                                                input_ids,
+                                                output_ids,
                                                 signatures)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PrepareRecord, apply_name, duration_ns)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompileRecord, total_ns, rewrite_ns, validate_ns,
-                                                link_ns, node_prepare_ns, slowest_prepares,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompileRecord,
+                                                total_ns,
+                                                rewrite_ns,
+                                                validate_ns,
+                                                link_ns,
+                                                node_prepare_ns,
+                                                slowest_prepares,
                                                 node_count)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FunctionRecord, name, call_count, call_ns, vm_ns,
-                                                compile, nodes, measured_peak_bytes, input_bytes,
-                                                input_ids, output_ids, allow_gc, clock,
-                                                clock_read_ns, overhead_ns_per_node)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Profile, schema_version, title, functions, grad_ns,
-                                                since_load_ns, blas, overhead_ns_per_node, clock,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FunctionRecord,
+                                                name,
+                                                call_count,
+                                                call_ns,
+                                                vm_ns,
+                                                compile,
+                                                nodes,
+                                                measured_peak_bytes,
+                                                input_bytes,
+                                                input_ids,
+                                                output_ids,
+                                                allow_gc,
+                                                clock,
+                                                clock_read_ns,
+                                                overhead_ns_per_node)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Profile,
+                                                schema_version,
+                                                title,
+                                                functions,
+                                                grad_ns,
+                                                since_load_ns,
+                                                blas,
+                                                overhead_ns_per_node,
+                                                clock,
                                                 clock_read_ns)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextReportOptions, n_ops, n_apply, line_width,
-                                                show_io, show_distribution, show_memory,
-                                                min_memory_size, show_tips)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextReportOptions,
+                                                n_ops,
+                                                n_apply,
+                                                line_width,
+                                                show_io,
+                                                show_distribution,
+                                                show_memory,
+                                                min_memory_size,
+                                                show_tips)
 
 namespace {
 constexpr std::string_view kFormat = "tscope-profile";
@@ -52,8 +99,8 @@ ProfileDocument parse_profile_json(std::string_view text, std::string_view sourc
     throw_error(ErrorKind::InvalidArgument, "'{}' is not valid JSON", source);
   }
   if (!document.is_object() || document.value("format", std::string()) != kFormat) {
-    throw_error(ErrorKind::InvalidArgument, "'{}' is not a tscope profile (expected \"format\": \"{}\")",
-                source, kFormat);
+    throw_error(ErrorKind::InvalidArgument,
+                "'{}' is not a tscope profile (expected \"format\": \"{}\")", source, kFormat);
   }
   const int version = document.value("schema_version", 0);
   if (version < 1 || version > kProfileSchemaVersion) {

@@ -14,9 +14,9 @@ namespace {
 
 std::int64_t dtype_bytes(const std::string& dtype) {
   static const std::map<std::string, std::int64_t, std::less<>> sizes = {
-      {"bool", 1},    {"int8", 1},    {"uint8", 1},  {"int16", 2},   {"uint16", 2},
-      {"float16", 2}, {"bfloat16", 2}, {"int32", 4}, {"uint32", 4},  {"float32", 4},
-      {"int64", 8},   {"uint64", 8},  {"float64", 8}, {"complex64", 8}, {"complex128", 16}};
+      {"bool", 1},    {"int8", 1},     {"uint8", 1},   {"int16", 2},     {"uint16", 2},
+      {"float16", 2}, {"bfloat16", 2}, {"int32", 4},   {"uint32", 4},    {"float32", 4},
+      {"int64", 8},   {"uint64", 8},   {"float64", 8}, {"complex64", 8}, {"complex128", 16}};
   const auto it = sizes.find(dtype);
   return it == sizes.end() ? 0 : it->second;
 }
@@ -70,7 +70,8 @@ std::vector<std::size_t> topological_order(const FunctionRecord& function) {
   return order;
 }
 
-MemoryRun simulate_memory(const FunctionRecord& function, const std::vector<std::size_t>& order,
+MemoryRun simulate_memory(const FunctionRecord& function,
+                          const std::vector<std::size_t>& order,
                           bool respect_inplace) {
   std::unordered_map<std::int64_t, std::int64_t> size;
   std::unordered_map<std::int64_t, int> pending_readers;
@@ -81,8 +82,10 @@ MemoryRun simulate_memory(const FunctionRecord& function, const std::vector<std:
     const std::set<std::int64_t> distinct(node.input_ids.begin(), node.input_ids.end());
     for (std::int64_t id : distinct) ++pending_readers[id];
   }
-  const std::unordered_set<std::int64_t> inputs(function.input_ids.begin(), function.input_ids.end());
-  const std::unordered_set<std::int64_t> kept(function.output_ids.begin(), function.output_ids.end());
+  const std::unordered_set<std::int64_t> inputs(function.input_ids.begin(),
+                                                function.input_ids.end());
+  const std::unordered_set<std::int64_t> kept(function.output_ids.begin(),
+                                              function.output_ids.end());
   std::unordered_map<std::int64_t, std::int64_t> origin;
   std::unordered_map<std::int64_t, int> live_aliases;
   std::unordered_set<std::int64_t> dead, freed;
@@ -94,8 +97,8 @@ MemoryRun simulate_memory(const FunctionRecord& function, const std::vector<std:
   MemoryRun run;
   std::int64_t running = 0;
   auto try_free = [&](std::int64_t id) {
-    if (dead.count(id) == 0 || live_aliases[id] > 0 || kept.count(id) != 0 || inputs.count(id) != 0 ||
-        freed.count(id) != 0) {
+    if (dead.count(id) == 0 || live_aliases[id] > 0 || kept.count(id) != 0 ||
+        inputs.count(id) != 0 || freed.count(id) != 0) {
       return;
     }
     freed.insert(id);
@@ -118,10 +121,12 @@ MemoryRun simulate_memory(const FunctionRecord& function, const std::vector<std:
           k < node.output_alias_input.size() ? node.output_alias_input[k] : -1;
       if (code == "i" && respect_inplace) run.saved_by_inplace_bytes += size[id];
       if (code == "v") run.saved_by_view_bytes += size[id];
-      const bool aliases = (code == "v" || (code == "i" && respect_inplace)) && aliased_input >= 0 &&
+      const bool aliases = (code == "v" || (code == "i" && respect_inplace)) &&
+                           aliased_input >= 0 &&
                            static_cast<std::size_t>(aliased_input) < node.input_ids.size();
       if (aliases) {
-        const std::int64_t root = origin_of(node.input_ids[static_cast<std::size_t>(aliased_input)]);
+        const std::int64_t root =
+            origin_of(node.input_ids[static_cast<std::size_t>(aliased_input)]);
         origin[id] = root;
         ++live_aliases[root];
       } else {

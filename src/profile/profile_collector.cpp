@@ -43,7 +43,8 @@ Profile ProfileCollector::snapshot() const {
       profile.clock += (profile.clock.empty() ? "" : ", ") + function.clock;
     }
     profile.clock_read_ns = std::max(profile.clock_read_ns, function.clock_read_ns);
-    profile.overhead_ns_per_node = std::max(profile.overhead_ns_per_node, function.overhead_ns_per_node);
+    profile.overhead_ns_per_node =
+        std::max(profile.overhead_ns_per_node, function.overhead_ns_per_node);
   }
   return profile;
 }

@@ -20,8 +20,8 @@ std::string_view trim(std::string_view text) {
 bool parse_bool(std::string_view name, std::string_view value) {
   if (value == "true" || value == "True" || value == "1") return true;
   if (value == "false" || value == "False" || value == "0") return false;
-  throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: {}={} is not a boolean; valid values: true, false, 1, 0",
-              name, value);
+  throw_error(ErrorKind::BadFlag,
+              "TSCOPE_FLAGS: {}={} is not a boolean; valid values: true, false, 1, 0", name, value);
 }
 
 std::int64_t parse_integer(std::string_view name, std::string_view value, std::int64_t minimum) {
@@ -38,7 +38,8 @@ std::int64_t parse_integer(std::string_view name, std::string_view value, std::i
 int parse_int(std::string_view name, std::string_view value, int minimum) {
   const std::int64_t result = parse_integer(name, value, minimum);
   if (result > 1'000'000) {
-    throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: {}={} is too large (at most 1000000)", name, value);
+    throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: {}={} is too large (at most 1000000)", name,
+                value);
   }
   return static_cast<int>(result);
 }
@@ -48,11 +49,13 @@ using Setter = std::function<void(ProfileOptions&, std::string_view name, std::s
 const std::map<std::string_view, Setter>& setters() {
   static const std::map<std::string_view, Setter> table = {
       {"profile", [](ProfileOptions& o, auto n, auto v) { o.profile = parse_bool(n, v); }},
-      {"profile_memory", [](ProfileOptions& o, auto n, auto v) { o.profile_memory = parse_bool(n, v); }},
+      {"profile_memory",
+       [](ProfileOptions& o, auto n, auto v) { o.profile_memory = parse_bool(n, v); }},
       {"profile_optimizer",
        [](ProfileOptions& o, auto n, auto v) { o.profile_optimizer = parse_bool(n, v); }},
       {"allow_gc", [](ProfileOptions& o, auto n, auto v) { o.allow_gc = parse_bool(n, v); }},
-      {"profiling.n_apply", [](ProfileOptions& o, auto n, auto v) { o.n_apply = parse_int(n, v, 1); }},
+      {"profiling.n_apply",
+       [](ProfileOptions& o, auto n, auto v) { o.n_apply = parse_int(n, v, 1); }},
       {"profiling.n_ops", [](ProfileOptions& o, auto n, auto v) { o.n_ops = parse_int(n, v, 1); }},
       {"profiling.min_memory_size",
        [](ProfileOptions& o, auto n, auto v) { o.min_memory_size = parse_integer(n, v, 0); }},
@@ -100,8 +103,8 @@ ProfileOptions parse_flags(std::string_view text) {
                   valid_names());
     }
     if (equals == std::string_view::npos) {
-      throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: flag '{}' has no value; write {}=<value>", name,
-                  name);
+      throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: flag '{}' has no value; write {}=<value>",
+                  name, name);
     }
     it->second(options, name, trim(item.substr(equals + 1)));
   }

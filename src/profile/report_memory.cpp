@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The "Memory Profile" section in the reference's layout, plus the allocator's measured peak next
 // to the simulated one.
-#include <algorithm>
-#include <cmath>
-
 #include <fmt/format.h>
 #include <fmt/printf.h>
+
+#include <algorithm>
+#include <cmath>
 
 #include "tscope/profile/memory_model.h"
 
@@ -46,7 +46,8 @@ Peaks max_peaks(const Profile& profile) {
 
 std::string shape_text(const std::vector<std::int64_t>& shape) {
   std::string text = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) text += (i > 0 ? ", " : "") + std::to_string(shape[i]);
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    text += (i > 0 ? ", " : "") + std::to_string(shape[i]);
   if (shape.size() == 1) text += ",";
   return text + ")";
 }
@@ -59,7 +60,9 @@ std::string render_memory_section(const Profile& profile, const MemoryReportOpti
   out += profile.functions.size() > 1
              ? "Memory Profile (the max between all functions in that profile)\n"
              : "Memory Profile\n";
-  out += "(Values in brackets: nodes in topological (breadth-first) order instead of executed order)\n";
+  out +=
+      "(Values in brackets: nodes in topological (breadth-first) order instead of executed "
+      "order)\n";
   out += "---\n";
   out += "    Max peak memory with current setting\n";
   out += fmt::format("        CPU: {}KB ({}KB)\n", kilobytes(peaks.executed.peak_bytes),
@@ -75,10 +78,11 @@ std::string render_memory_section(const Profile& profile, const MemoryReportOpti
                      kilobytes(peaks.executed.saved_by_inplace_bytes));
   // The measured peak counts bytes allocated during calls above those live when the call began,
   // so graph inputs and shared values (allocated by the caller) are in neither figure.
-  out += fmt::format("    Measured allocator peak during calls: {}KB (simulated {}KB, difference {}KB: "
-                     "kernel workspaces, buffers reused between calls, allocation rounding)\n",
-                     kilobytes(peaks.measured_peak_bytes), kilobytes(peaks.executed.peak_bytes),
-                     kilobytes(peaks.measured_peak_bytes - peaks.executed.peak_bytes));
+  out += fmt::format(
+      "    Measured allocator peak during calls: {}KB (simulated {}KB, difference {}KB: "
+      "kernel workspaces, buffers reused between calls, allocation rounding)\n",
+      kilobytes(peaks.measured_peak_bytes), kilobytes(peaks.executed.peak_bytes),
+      kilobytes(peaks.measured_peak_bytes - peaks.executed.peak_bytes));
   out += fmt::format("    Graph inputs and shared values (not in either figure): {}KB\n",
                      kilobytes(peaks.input_bytes));
   out += "---\n\n";
@@ -97,9 +101,13 @@ std::string render_memory_section(const Profile& profile, const MemoryReportOpti
       total_bytes += bytes;
     }
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.bytes > b.bytes; });
-  if (profile.functions.size() > 1) out += "    This list is based on all functions in the profile\n";
-  out += "    <Sum apply outputs (bytes)> <Apply outputs shape> <created/inplace/view> <Apply node>\n\n";
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.bytes > b.bytes; });
+  if (profile.functions.size() > 1)
+    out += "    This list is based on all functions in the profile\n";
+  out +=
+      "    <Sum apply outputs (bytes)> <Apply outputs shape> <created/inplace/view> <Apply "
+      "node>\n\n";
   std::size_t shown = std::min(rows.size(), static_cast<std::size_t>(std::max(options.n_apply, 0)));
   for (std::size_t i = 0; i < shown; ++i) {
     if (rows[i].bytes < options.min_memory_size) {
@@ -113,7 +121,8 @@ std::string render_memory_section(const Profile& profile, const MemoryReportOpti
     }
     shapes += "]";
     std::string codes;
-    for (std::size_t k = 0; k < node.output_alias.size(); ++k) codes += (k > 0 ? " " : "") + node.output_alias[k];
+    for (std::size_t k = 0; k < node.output_alias.size(); ++k)
+      codes += (k > 0 ? " " : "") + node.output_alias[k];
     out += fmt::sprintf("     %9dB  %s %s %s\n", rows[i].bytes, shapes, codes, node.apply_name);
   }
   if (shown == 0) {
@@ -126,12 +135,15 @@ std::string render_memory_section(const Profile& profile, const MemoryReportOpti
         "   ... (remaining %d Apply account for %4dB/%dB (%.2f%%) of the Apply with dense outputs "
         "sizes)\n",
         rows.size() - shown, rest_bytes, total_bytes,
-        total_bytes > 0 ? 100.0 * static_cast<double>(rest_bytes) / static_cast<double>(total_bytes) : 0.0);
+        total_bytes > 0 ? 100.0 * static_cast<double>(rest_bytes) / static_cast<double>(total_bytes)
+                        : 0.0);
   }
   out += "\n";
   out += "    <created/inplace/view> is taken from the Op's declaration.\n";
-  out += "    Apply nodes marked 'inplace' or 'view' may actually allocate memory, this is not reported"
-         " here.\n\n";
+  out +=
+      "    Apply nodes marked 'inplace' or 'view' may actually allocate memory, this is not "
+      "reported"
+      " here.\n\n";
   return out;
 }
 

@@ -3,13 +3,13 @@
 // table row is a list of printf segments joined by one space, headers likewise.
 #include "tscope/profile/report_text.h"
 
+#include <fmt/format.h>
+#include <fmt/printf.h>
+
 #include <algorithm>
 #include <map>
 #include <numeric>
 #include <set>
-
-#include <fmt/format.h>
-#include <fmt/printf.h>
 
 #include "tscope/profile/memory_model.h"
 #include "tscope/profile/tips.h"
@@ -97,10 +97,9 @@ void render_function_section(const Profile& profile, std::string& out) {
     }
     names.push_back(function.name);
   }
-  std::stable_sort(compile.slowest_prepares.begin(), compile.slowest_prepares.end(),
-                   [](const PrepareRecord& a, const PrepareRecord& b) {
-                     return a.duration_ns > b.duration_ns;
-                   });
+  std::stable_sort(
+      compile.slowest_prepares.begin(), compile.slowest_prepares.end(),
+      [](const PrepareRecord& a, const PrepareRecord& b) { return a.duration_ns > b.duration_ns; });
   if (compile.slowest_prepares.size() > 5) compile.slowest_prepares.resize(5);
   const std::int64_t kernel_ns = profile.kernel_ns();
 
@@ -121,7 +120,8 @@ void render_function_section(const Profile& profile, std::string& out) {
   }
   if (!profile.clock.empty()) {
     out += "  Node clock: " + profile.clock;
-    if (profile.clock_read_ns >= 0) out += fmt::sprintf(" (%.1f ns per read)", profile.clock_read_ns);
+    if (profile.clock_read_ns >= 0)
+      out += fmt::sprintf(" (%.1f ns per read)", profile.clock_read_ns);
     out += "\n";
   }
   out += fmt::sprintf("  Total compilation time: %es\n", seconds(compile.total_ns));
@@ -132,7 +132,8 @@ void render_function_section(const Profile& profile, std::string& out) {
                       seconds(compile.link_ns));
   out += fmt::sprintf("       Node preparation time %es\n", seconds(compile.node_prepare_ns));
   for (const PrepareRecord& prepare : compile.slowest_prepares) {
-    out += fmt::sprintf("           Node %s time %es\n", prepare.apply_name, seconds(prepare.duration_ns));
+    out += fmt::sprintf("           Node %s time %es\n", prepare.apply_name,
+                        seconds(prepare.duration_ns));
   }
   if (!profile.blas.empty()) out += "    BLAS: " + profile.blas + "\n";
   out += "\n";
@@ -143,40 +144,45 @@ void render_globals(const Profile& profile, std::string& out) {
   out += fmt::sprintf("Time since tscope load %.3fs\n", seconds(profile.since_load_ns));
 }
 
-void render_group_table(const Profile& profile, bool by_class, const TextReportOptions& options,
+void render_group_table(const Profile& profile,
+                        bool by_class,
+                        const TextReportOptions& options,
                         std::string& out) {
   const std::int64_t local_ns = profile.kernel_ns();
   const char* title = by_class ? "Class" : "Ops";
   out += std::string(title) + "\n---\n";
   if (local_ns == 0) {
-    out += fmt::format("ProfileStats.summary_{}: total time 0 (did you forget to enable counters?)\n",
-                       by_class ? "class" : "ops");
+    out +=
+        fmt::format("ProfileStats.summary_{}: total time 0 (did you forget to enable counters?)\n",
+                    by_class ? "class" : "ops");
     return;
   }
-  const std::vector<std::string> headers = {"<% time>", "<sum %>", "<apply time>", "<time per call>",
-                                            "<impl>",   "<#call>", "<#apply>",
-                                            by_class ? "<Class name>" : "<Op name>"};
+  const std::vector<std::string> headers = {
+      "<% time>", "<sum %>", "<apply time>", "<time per call>",
+      "<impl>",   "<#call>", "<#apply>",     by_class ? "<Class name>" : "<Op name>"};
   out += join(headers, " ") + "\n";
   const std::size_t width = name_width(headers, options.line_width);
   const std::vector<Group> groups = group_nodes(profile, by_class);
   std::int64_t running_ns = 0;
-  const std::size_t shown = std::min<std::size_t>(groups.size(), static_cast<std::size_t>(options.n_ops));
+  const std::size_t shown =
+      std::min<std::size_t>(groups.size(), static_cast<std::size_t>(options.n_ops));
   for (std::size_t i = 0; i < shown; ++i) {
     const Group& group = groups[i];
     if (group.call_count == 0) continue;
     running_ns += group.total_ns;
-    const double percent = 100.0 * static_cast<double>(group.total_ns) / static_cast<double>(local_ns);
-    const double sum_percent = 100.0 * static_cast<double>(running_ns) / static_cast<double>(local_ns);
+    const double percent =
+        100.0 * static_cast<double>(group.total_ns) / static_cast<double>(local_ns);
+    const double sum_percent =
+        100.0 * static_cast<double>(running_ns) / static_cast<double>(local_ns);
     const double per_call = seconds(group.total_ns) / static_cast<double>(group.call_count);
-    const std::vector<std::string> cells = {
-        fmt::sprintf("  %4.1f%% ", percent),
-        fmt::sprintf(" %5.1f%% ", sum_percent),
-        fmt::sprintf("   %7.3fs ", seconds(group.total_ns)),
-        fmt::sprintf("     %8.2es ", per_call),
-        fmt::sprintf("%6s ", join(group.impls, ",")),
-        fmt::sprintf("  %4d  ", group.call_count),
-        fmt::sprintf("  %4d  ", group.node_count),
-        truncate(group.name, width)};
+    const std::vector<std::string> cells = {fmt::sprintf("  %4.1f%% ", percent),
+                                            fmt::sprintf(" %5.1f%% ", sum_percent),
+                                            fmt::sprintf("   %7.3fs ", seconds(group.total_ns)),
+                                            fmt::sprintf("     %8.2es ", per_call),
+                                            fmt::sprintf("%6s ", join(group.impls, ",")),
+                                            fmt::sprintf("  %4d  ", group.call_count),
+                                            fmt::sprintf("  %4d  ", group.node_count),
+                                            truncate(group.name, width)};
     out += join(cells, " ") + "\n";
   }
   if (groups.size() > shown) {
@@ -208,7 +214,9 @@ std::string describe_tensor(const TensorRecord& record) {
   return fmt::format("dtype={}, shape={}, strides={}", record.dtype, shape, strides);
 }
 
-void render_apply_table(const Profile& profile, const TextReportOptions& options, std::string& out) {
+void render_apply_table(const Profile& profile,
+                        const TextReportOptions& options,
+                        std::string& out) {
   const std::int64_t local_ns = profile.kernel_ns();
   out += "Apply\n------\n";
   if (local_ns == 0) {
@@ -223,8 +231,8 @@ void render_apply_table(const Profile& profile, const TextReportOptions& options
     if (a->total_ns != b->total_ns) return a->total_ns > b->total_ns;
     return a->topo_index > b->topo_index;
   });
-  std::vector<std::string> headers = {"<% time>", "<sum %>", "<apply time>", "<time per call>",
-                                      "<#call>", "<id>"};
+  std::vector<std::string> headers = {"<% time>",        "<sum %>", "<apply time>",
+                                      "<time per call>", "<#call>", "<id>"};
   if (options.show_distribution) {
     headers.push_back("<min time>");
     headers.push_back("<max time>");
@@ -235,14 +243,17 @@ void render_apply_table(const Profile& profile, const TextReportOptions& options
   out += join(headers, " ") + "\n";
   const std::size_t width = name_width(headers, options.line_width);
   std::int64_t running_ns = 0;
-  const std::size_t shown = std::min<std::size_t>(nodes.size(), static_cast<std::size_t>(options.n_apply));
+  const std::size_t shown =
+      std::min<std::size_t>(nodes.size(), static_cast<std::size_t>(options.n_apply));
   for (std::size_t i = 0; i < shown; ++i) {
     const NodeRecord& node = *nodes[i];
     if (node.call_count == 0) continue;
     running_ns += node.total_ns;
     std::vector<std::string> cells = {
-        fmt::sprintf("  %4.1f%% ", 100.0 * static_cast<double>(node.total_ns) / static_cast<double>(local_ns)),
-        fmt::sprintf(" %5.1f%% ", 100.0 * static_cast<double>(running_ns) / static_cast<double>(local_ns)),
+        fmt::sprintf("  %4.1f%% ",
+                     100.0 * static_cast<double>(node.total_ns) / static_cast<double>(local_ns)),
+        fmt::sprintf(" %5.1f%% ",
+                     100.0 * static_cast<double>(running_ns) / static_cast<double>(local_ns)),
         fmt::sprintf("   %7.3fs ", seconds(node.total_ns)),
         fmt::sprintf("     %8.2es ", seconds(node.total_ns) / static_cast<double>(node.call_count)),
         fmt::sprintf("  %4d ", node.call_count),
@@ -254,8 +265,8 @@ void render_apply_table(const Profile& profile, const TextReportOptions& options
     if (node.flops_per_call >= 0 && node.total_ns > 0) {
       // Gflops/s = flops per call x calls / total time (Theano divided one call's flops by the
       // time of all calls).
-      const double gflops = node.flops_per_call * static_cast<double>(node.call_count) /
-                            seconds(node.total_ns) / 1e9;
+      const double gflops =
+          node.flops_per_call * static_cast<double>(node.call_count) / seconds(node.total_ns) / 1e9;
       cells.push_back(fmt::sprintf("%8.1f", node.flops_per_call / 1e6));
       cells.push_back(fmt::sprintf("%10.1f", gflops));
     } else {
@@ -286,10 +297,10 @@ void render_apply_table(const Profile& profile, const TextReportOptions& options
   if (nodes.size() > shown) {
     std::int64_t rest_ns = 0;
     for (std::size_t i = shown; i < nodes.size(); ++i) rest_ns += nodes[i]->total_ns;
-    out += fmt::sprintf("   ... (remaining %d Apply instances account for %.2f%%(%.2fs) of the runtime)\n",
-                        nodes.size() - shown,
-                        100.0 * static_cast<double>(rest_ns) / static_cast<double>(local_ns),
-                        seconds(rest_ns));
+    out += fmt::sprintf(
+        "   ... (remaining %d Apply instances account for %.2f%%(%.2fs) of the runtime)\n",
+        nodes.size() - shown, 100.0 * static_cast<double>(rest_ns) / static_cast<double>(local_ns),
+        seconds(rest_ns));
   }
   out += "\n";
 }
@@ -314,20 +325,22 @@ std::string render_text(const Profile& profile, const TextReportOptions& options
   render_group_table(profile, /*by_class=*/false, options, out);
   render_apply_table(profile, options, out);
   if (options.show_memory) {
-    out += render_memory_section(profile, {.n_apply = options.n_apply,
-                                           .min_memory_size = options.min_memory_size});
+    out += render_memory_section(
+        profile, {.n_apply = options.n_apply, .min_memory_size = options.min_memory_size});
   }
   if (options.show_tips) out += render_tips(profile);
   return out;
 }
 
-std::string render_profiles(const std::vector<Profile>& profiles, const TextReportOptions& options) {
+std::string render_profiles(const std::vector<Profile>& profiles,
+                            const TextReportOptions& options) {
   std::string out;
   for (const Profile& profile : profiles) out += render_text(profile, options) + "\n";
   if (profiles.size() > 1) {
-    out += render_text(sum_profiles(profiles, fmt::format("Sum of all({}) printed profiles at exit.",
-                                                          profiles.size())),
-                       options);
+    out += render_text(
+        sum_profiles(profiles,
+                     fmt::format("Sum of all({}) printed profiles at exit.", profiles.size())),
+        options);
   }
   return out;
 }

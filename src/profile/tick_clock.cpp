@@ -59,8 +59,8 @@ TickSource measure() {
   while (steady_stop_ns - steady_start_ns < 5'000'000) steady_stop_ns = steady_ns();
   const std::int64_t tsc_stop = read_tsc();
   if (tsc_stop <= tsc_start) return source;
-  const double ns_per_tick =
-      static_cast<double>(steady_stop_ns - steady_start_ns) / static_cast<double>(tsc_stop - tsc_start);
+  const double ns_per_tick = static_cast<double>(steady_stop_ns - steady_start_ns) /
+                             static_cast<double>(tsc_stop - tsc_start);
   if (source.tsc_read_cost_ns < source.steady_read_cost_ns) {
     source.use_tsc = true;
     source.ns_per_tick = ns_per_tick;

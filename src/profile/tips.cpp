@@ -3,20 +3,20 @@
 // it quiet (tests/unit/profile/tips_test.cpp).
 #include "tscope/profile/tips.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
 namespace tscope::profile {
 namespace {
 
-constexpr std::size_t kLongChainNodes = 4;         // elemwise nodes in a row worth fusing
-constexpr std::size_t kManySignatures = 4;         // distinct input signatures of one node
-constexpr double kDispatchBoundNodeNs = 1000.0;    // mean kernel time per node execution
+constexpr std::size_t kLongChainNodes = 4;       // elemwise nodes in a row worth fusing
+constexpr std::size_t kManySignatures = 4;       // distinct input signatures of one node
+constexpr double kDispatchBoundNodeNs = 1000.0;  // mean kernel time per node execution
 constexpr std::int64_t kDispatchBoundMinExecutions = 100;
 
 double seconds(std::int64_t ns) { return static_cast<double>(ns) * 1e-9; }
@@ -29,9 +29,9 @@ std::string node_label(const NodeRecord& node) {
 
 bool is_transcendental(const std::string& op_kind) {
   static const std::set<std::string, std::less<>> kinds = {
-      "Exp",  "Exp2", "Expm1", "Log",  "Log2", "Log10", "Log1p",    "Sin",     "Cos",
-      "Tan",  "Tanh", "Sinh",  "Cosh", "Pow",  "Sqrt",  "Sigmoid",  "Softplus", "Erf",
-      "Erfc", "Atan", "Asin",  "Acos", "Rsqrt", "Cbrt", "LogSigmoid", "Gelu"};
+      "Exp",  "Exp2", "Expm1", "Log",  "Log2",  "Log10", "Log1p",      "Sin",      "Cos",
+      "Tan",  "Tanh", "Sinh",  "Cosh", "Pow",   "Sqrt",  "Sigmoid",    "Softplus", "Erf",
+      "Erfc", "Atan", "Asin",  "Acos", "Rsqrt", "Cbrt",  "LogSigmoid", "Gelu"};
   return kinds.count(op_kind) != 0;
 }
 
@@ -46,22 +46,23 @@ void float64_tips(const FunctionRecord& function, std::vector<Tip>& tips) {
     for (const TensorRecord& tensor : node.outputs) float64 = float64 || tensor.dtype == "float64";
     for (const TensorRecord& tensor : node.inputs) float64 = float64 || tensor.dtype == "float64";
     if (!float64 || node.call_count == 0) continue;
-    tips.push_back({"float64",
-                    fmt::format("{} computes in float64. If float32 precision is enough, build the "
-                                "graph in float32: it halves the memory traffic (est. gain up to "
-                                "{:.3e}s, half of its {:.3e}s).",
-                                node_label(node), seconds(node.total_ns) / 2, seconds(node.total_ns))});
+    tips.push_back(
+        {"float64",
+         fmt::format("{} computes in float64. If float32 precision is enough, build the "
+                     "graph in float32: it halves the memory traffic (est. gain up to "
+                     "{:.3e}s, half of its {:.3e}s).",
+                     node_label(node), seconds(node.total_ns) / 2, seconds(node.total_ns))});
   }
 }
 
 void ref_kernel_tips(const FunctionRecord& function, std::vector<Tip>& tips) {
   for (const NodeRecord& node : function.nodes) {
     if (node.impl != "ref" || !node.fast_impl_available || node.call_count == 0) continue;
-    tips.push_back({"ref_kernel",
-                    fmt::format("{} ran the reference kernel although op {} has a fast one; "
-                                "compile without reference_kernels (est. gain: most of its "
-                                "{:.3e}s).",
-                                node_label(node), node.op_kind, seconds(node.total_ns))});
+    tips.push_back(
+        {"ref_kernel", fmt::format("{} ran the reference kernel although op {} has a fast one; "
+                                   "compile without reference_kernels (est. gain: most of its "
+                                   "{:.3e}s).",
+                                   node_label(node), node.op_kind, seconds(node.total_ns))});
   }
 }
 
@@ -92,12 +93,12 @@ void transcendental_tips(const FunctionRecord& function, std::vector<Tip>& tips)
         node.call_count == 0) {
       continue;
     }
-    tips.push_back({"transcendental_not_simd",
-                    fmt::format("{} evaluates {} elementwise on the '{}' path, not a vectorised "
-                                "(simd) one; a vector math library is typically 2-4x faster (est. "
-                                "gain up to {:.3e}s).",
-                                node_label(node), node.op_kind, node.impl,
-                                seconds(node.total_ns) * 0.5)});
+    tips.push_back(
+        {"transcendental_not_simd",
+         fmt::format("{} evaluates {} elementwise on the '{}' path, not a vectorised "
+                     "(simd) one; a vector math library is typically 2-4x faster (est. "
+                     "gain up to {:.3e}s).",
+                     node_label(node), node.op_kind, node.impl, seconds(node.total_ns) * 0.5)});
   }
 }
 
@@ -107,7 +108,8 @@ void chain_tips(const FunctionRecord& function, std::vector<Tip>& tips) {
   std::unordered_map<std::int64_t, std::size_t> producer;
   for (std::size_t i = 0; i < function.nodes.size(); ++i) {
     const NodeRecord& node = function.nodes[i];
-    for (std::int64_t id : std::set<std::int64_t>(node.input_ids.begin(), node.input_ids.end())) ++readers[id];
+    for (std::int64_t id : std::set<std::int64_t>(node.input_ids.begin(), node.input_ids.end()))
+      ++readers[id];
     for (std::int64_t id : node.output_ids) producer[id] = i;
   }
   const std::set<std::int64_t> kept(function.output_ids.begin(), function.output_ids.end());
@@ -149,7 +151,8 @@ void chain_tips(const FunctionRecord& function, std::vector<Tip>& tips) {
   }
 }
 
-void dispatch_tips(const FunctionRecord& function, double overhead_ns_per_node,
+void dispatch_tips(const FunctionRecord& function,
+                   double overhead_ns_per_node,
                    std::vector<Tip>& tips) {
   std::int64_t executions = 0, kernel_ns = 0;
   for (const NodeRecord& node : function.nodes) {
@@ -163,15 +166,16 @@ void dispatch_tips(const FunctionRecord& function, double overhead_ns_per_node,
   if (mean_ns >= kDispatchBoundNodeNs) return;
   double dispatch_ns = static_cast<double>(std::max<std::int64_t>(function.vm_ns - kernel_ns, 0));
   if (overhead_ns_per_node > 0) {
-    dispatch_ns = std::max(0.0, dispatch_ns - overhead_ns_per_node * static_cast<double>(executions));
+    dispatch_ns =
+        std::max(0.0, dispatch_ns - overhead_ns_per_node * static_cast<double>(executions));
   }
-  tips.push_back({"dispatch_bound",
-                  fmt::format("Function '{}' runs {} nodes per call averaging {:.0f} ns each: "
-                              "per-node dispatch, allocation and bookkeeping weigh as much as the "
-                              "work. Batch inputs or use fewer, larger operations (est. gain: up to "
-                              "{:.3e}s of VM time outside kernels).",
-                              function.name, executions / function.call_count, mean_ns,
-                              dispatch_ns * 1e-9)});
+  tips.push_back(
+      {"dispatch_bound",
+       fmt::format("Function '{}' runs {} nodes per call averaging {:.0f} ns each: "
+                   "per-node dispatch, allocation and bookkeeping weigh as much as the "
+                   "work. Batch inputs or use fewer, larger operations (est. gain: up to "
+                   "{:.3e}s of VM time outside kernels).",
+                   function.name, executions / function.call_count, mean_ns, dispatch_ns * 1e-9)});
 }
 
 void signature_tips(const FunctionRecord& function, std::vector<Tip>& tips) {

@@ -13,14 +13,16 @@ namespace detail {
 
 class FunctionImpl final : public profile::ProfileSource {
  public:
-  FunctionImpl(std::string name, FunctionOptions options) : name_(std::move(name)), options_(std::move(options)) {}
+  FunctionImpl(std::string name, FunctionOptions options)
+      : name_(std::move(name)), options_(std::move(options)) {}
   ~FunctionImpl() override {
     if (options_.collector) options_.collector->retire(this, snapshot());
   }
   FunctionImpl(const FunctionImpl&) = delete;
   FunctionImpl& operator=(const FunctionImpl&) = delete;
 
-  void compile(const std::vector<Variable>& inputs, const std::vector<Variable>& outputs,
+  void compile(const std::vector<Variable>& inputs,
+               const std::vector<Variable>& outputs,
                const std::vector<Update>& updates);
   std::vector<Tensor> call(const std::vector<Tensor>& inputs);
   [[nodiscard]] profile::FunctionRecord snapshot() const override;
@@ -35,8 +37,12 @@ class FunctionImpl final : public profile::ProfileSource {
   void forget_first_call();
   Clock& clock() const { return options_.clock != nullptr ? *options_.clock : steady_clock(); }
   // Node timings read the TSC only when no clock was injected and the measurement chose it.
-  bool use_tsc() const { return options_.clock == nullptr && profile::measured_tick_source().use_tsc; }
-  double ns_per_tick() const { return use_tsc() ? profile::measured_tick_source().ns_per_tick : 1.0; }
+  bool use_tsc() const {
+    return options_.clock == nullptr && profile::measured_tick_source().use_tsc;
+  }
+  double ns_per_tick() const {
+    return use_tsc() ? profile::measured_tick_source().ns_per_tick : 1.0;
+  }
 
   runtime::Program program_;
   std::size_t output_count_ = 0;
@@ -56,7 +62,8 @@ class FunctionImpl final : public profile::ProfileSource {
   profile::CompileRecord compile_record_;
 };
 
-void FunctionImpl::compile(const std::vector<Variable>& inputs, const std::vector<Variable>& outputs,
+void FunctionImpl::compile(const std::vector<Variable>& inputs,
+                           const std::vector<Variable>& outputs,
                            const std::vector<Update>& updates) {
   Clock& timer = clock();
   const std::int64_t start_ns = timer.now_ns();
@@ -91,10 +98,10 @@ void FunctionImpl::compile(const std::vector<Variable>& inputs, const std::vecto
   compile_record_.rewrite_ns = timer.now_ns() - rewrite_start_ns;
   compile_record_.validate_ns = rewrite_report.validate_ns;
 
-  program_ = runtime::Program::link(graph_, graph_.outputs(),
-                                    {.allow_gc = options_.allow_gc,
-                                     .reference_kernels = options_.reference_kernels},
-                                    timer, compile_record_);
+  program_ = runtime::Program::link(
+      graph_, graph_.outputs(),
+      {.allow_gc = options_.allow_gc, .reference_kernels = options_.reference_kernels}, timer,
+      compile_record_);
   output_count_ = outputs.size();
   for (const Variable& input : graph_.inputs()) input_slots_.push_back(program_.slot_of(input));
   for (std::size_t i = 0; i < graph_.outputs().size(); ++i) {
@@ -122,12 +129,14 @@ void FunctionImpl::bind_inputs(const std::vector<Tensor>& inputs) {
     const Type& type = graph_inputs[i].type();
     const Tensor& value = inputs[i];
     if (!type.accepts(value)) {
-      const bool dtype_or_rank = !value.defined() || value.dtype() != type.dtype || value.rank() != type.rank();
+      const bool dtype_or_rank =
+          !value.defined() || value.dtype() != type.dtype || value.rank() != type.rank();
       throw_error(dtype_or_rank ? ErrorKind::TypeMismatch : ErrorKind::ShapeMismatch,
                   "function '{}': input {} ('{}') expects {}, got {}", name_, i,
                   graph_inputs[i].to_string(), type.to_string(),
-                  value.defined() ? fmt::format("{} {}", dtype_name(value.dtype()), value.shape().to_string())
-                                  : std::string("an undefined tensor"));
+                  value.defined()
+                      ? fmt::format("{} {}", dtype_name(value.dtype()), value.shape().to_string())
+                      : std::string("an undefined tensor"));
     }
     slots[static_cast<std::size_t>(input_slots_[i])] = value;
   }
@@ -201,17 +210,20 @@ std::vector<Tensor> FunctionImpl::run_call(const std::vector<Tensor>& inputs) {
   std::vector<Tensor> results;
   results.reserve(output_count_);
   for (int slot : output_slots_) results.push_back(slots[static_cast<std::size_t>(slot)]);
-  for (auto& [storage, slot] : update_slots_) storage->value = slots[static_cast<std::size_t>(slot)];
+  for (auto& [storage, slot] : update_slots_)
+    storage->value = slots[static_cast<std::size_t>(slot)];
   // Graph inputs and leaves are the caller's; never keep them alive between calls.
   for (int slot : input_slots_) slots[static_cast<std::size_t>(slot)] = Tensor();
-  for (const auto& [slot, leaf] : program_.leaf_slots()) slots[static_cast<std::size_t>(slot)] = Tensor();
+  for (const auto& [slot, leaf] : program_.leaf_slots())
+    slots[static_cast<std::size_t>(slot)] = Tensor();
   if (options_.allow_gc) {
     for (int slot : program_.intermediate_slots()) slots[static_cast<std::size_t>(slot)] = Tensor();
   }
   if (profiling) {
     ++call_count_;
     call_ns_ += timer.now_ns() - call_start_ns;
-    measured_peak_bytes_ = std::max(measured_peak_bytes_, allocator.stats().peak_bytes - live_at_start);
+    measured_peak_bytes_ =
+        std::max(measured_peak_bytes_, allocator.stats().peak_bytes - live_at_start);
   }
   return results;
 }
@@ -322,10 +334,13 @@ std::shared_ptr<profile::ProfileCollector> Function::collector() const {
 
 profile::FunctionRecord Function::profile_record() const { return impl_->snapshot(); }
 
-Function function(const std::vector<Variable>& inputs, const std::vector<Variable>& outputs,
-                  const std::vector<Update>& updates, FunctionOptions options,
+Function function(const std::vector<Variable>& inputs,
+                  const std::vector<Variable>& outputs,
+                  const std::vector<Update>& updates,
+                  FunctionOptions options,
                   const std::source_location& location) {
-  std::string name = options.name.empty() ? SourceSite::from(location).short_string() : options.name;
+  std::string name =
+      options.name.empty() ? SourceSite::from(location).short_string() : options.name;
   if (options.profile && !options.collector) {
     options.collector = std::make_shared<profile::ProfileCollector>();
   }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "program.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <unordered_set>
-
-#include <fmt/format.h>
 
 #include "tscope/profile/tick_clock.h"
 
@@ -16,16 +16,19 @@ int Program::slot_of(const Variable& variable) const {
   return it->second;
 }
 
-Program Program::link(const FunctionGraph& graph, const std::vector<Variable>& kept_values,
-                      const LinkOptions& options, Clock& clock, profile::CompileRecord& record) {
+Program Program::link(const FunctionGraph& graph,
+                      const std::vector<Variable>& kept_values,
+                      const LinkOptions& options,
+                      Clock& clock,
+                      profile::CompileRecord& record) {
   const std::int64_t link_start_ns = clock.now_ns();
   Program program;
   program.allow_gc_ = options.allow_gc;
   const std::vector<ApplyNode*> order = graph.toposort();
 
   auto assign_slot = [&](const Variable& variable) {
-    auto [it, inserted] = program.slot_index_.try_emplace(variable.node(),
-                                                          static_cast<int>(program.slot_index_.size()));
+    auto [it, inserted] = program.slot_index_.try_emplace(
+        variable.node(), static_cast<int>(program.slot_index_.size()));
     return std::pair{it->second, inserted};
   };
   for (const Variable& input : graph.inputs()) assign_slot(input);
@@ -145,11 +148,14 @@ profile::TensorRecord tensor_record(const Tensor& value) {
   return record;
 }
 
-void Program::record_signature(std::size_t index, std::uint64_t signature, const ProfileSink& sink) {
+void Program::record_signature(std::size_t index,
+                               std::uint64_t signature,
+                               const ProfileSink& sink) {
   NodeCounters& counter = sink.counters[index];
   NodeSignatures& known = sink.signatures[index];
   if (counter.signature_index >= 0) {
-    known.records[static_cast<std::size_t>(counter.signature_index)].call_count += counter.signature_run;
+    known.records[static_cast<std::size_t>(counter.signature_index)].call_count +=
+        counter.signature_run;
   }
   counter.signature_run = 0;
   counter.last_signature = signature;
@@ -160,8 +166,10 @@ void Program::record_signature(std::size_t index, std::uint64_t signature, const
   }
   const KernelContext& context = instructions_[index].context;
   profile::SignatureRecord record;
-  for (int i = 0; i < context.num_inputs; ++i) record.inputs.push_back(tensor_record(*context.inputs[i]));
-  for (int i = 0; i < context.num_outputs; ++i) record.outputs.push_back(tensor_record(*context.outputs[i]));
+  for (int i = 0; i < context.num_inputs; ++i)
+    record.inputs.push_back(tensor_record(*context.inputs[i]));
+  for (int i = 0; i < context.num_outputs; ++i)
+    record.outputs.push_back(tensor_record(*context.outputs[i]));
   counter.signature_index = static_cast<std::int32_t>(known.hashes.size());
   known.hashes.push_back(signature);
   known.records.push_back(std::move(record));

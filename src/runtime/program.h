@@ -61,8 +61,11 @@ class Program {
  public:
   /// Links `graph` (already rewritten). `outputs` and `update_values` are graph variables whose
   /// slots must survive the call. Fills `record` with link and per-node preparation times.
-  static Program link(const FunctionGraph& graph, const std::vector<Variable>& kept_values,
-                      const LinkOptions& options, Clock& clock, profile::CompileRecord& record);
+  static Program link(const FunctionGraph& graph,
+                      const std::vector<Variable>& kept_values,
+                      const LinkOptions& options,
+                      Clock& clock,
+                      profile::CompileRecord& record);
 
   Program() = default;
   Program(Program&&) = default;
@@ -77,12 +80,20 @@ class Program {
   [[nodiscard]] std::vector<Tensor>& slots() noexcept { return slots_; }
   [[nodiscard]] const std::vector<Tensor>& slots() const noexcept { return slots_; }
   /// Slots read/written by instruction `index`.
-  [[nodiscard]] const std::vector<int>& input_slots(std::size_t index) const { return input_slots_[index]; }
-  [[nodiscard]] const std::vector<int>& output_slots(std::size_t index) const { return output_slots_[index]; }
+  [[nodiscard]] const std::vector<int>& input_slots(std::size_t index) const {
+    return input_slots_[index];
+  }
+  [[nodiscard]] const std::vector<int>& output_slots(std::size_t index) const {
+    return output_slots_[index];
+  }
   /// Constant and shared-variable slots (filled at call start).
-  [[nodiscard]] const std::vector<std::pair<int, Variable>>& leaf_slots() const noexcept { return leaf_slots_; }
+  [[nodiscard]] const std::vector<std::pair<int, Variable>>& leaf_slots() const noexcept {
+    return leaf_slots_;
+  }
   /// Slots of Apply outputs (cleared after a call when allow_gc).
-  [[nodiscard]] const std::vector<int>& intermediate_slots() const noexcept { return intermediate_slots_; }
+  [[nodiscard]] const std::vector<int>& intermediate_slots() const noexcept {
+    return intermediate_slots_;
+  }
 
   /// Runs every instruction. kProfile: time each into `sink` (reading the TSC when kTsc, else
   /// sink.clock) and track its input signatures.

@@ -11,21 +11,28 @@ namespace {
 int exit_code_for(tscope::ErrorKind kind) {
   switch (kind) {
     case tscope::ErrorKind::InvalidArgument:
-    case tscope::ErrorKind::BadFlag: return 2;
-    case tscope::ErrorKind::Io: return 3;
+    case tscope::ErrorKind::BadFlag:
+      return 2;
+    case tscope::ErrorKind::Io:
+      return 3;
     case tscope::ErrorKind::TypeMismatch:
     case tscope::ErrorKind::ShapeMismatch:
-    case tscope::ErrorKind::IndexOutOfRange: return 4;
+    case tscope::ErrorKind::IndexOutOfRange:
+      return 4;
     case tscope::ErrorKind::Unsupported:
-    case tscope::ErrorKind::NotDifferentiable: return 5;
-    case tscope::ErrorKind::Internal: return 70;
+    case tscope::ErrorKind::NotDifferentiable:
+      return 5;
+    case tscope::ErrorKind::Internal:
+      return 70;
   }
   return 1;
 }
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Tensorscope: a tensor-graph compiler and runtime that tells you where the time and memory go"};
+  CLI::App app{
+      "Tensorscope: a tensor-graph compiler and runtime that tells you where the time and memory "
+      "go"};
   app.require_subcommand(1);
   std::vector<tscope::cli::Action> actions = {tscope::cli::add_profile_command(app),
                                               tscope::cli::add_ops_command(app),

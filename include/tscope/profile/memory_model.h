@@ -14,7 +14,7 @@
 namespace tscope::profile {
 
 struct MemoryRun {
-  std::int64_t peak_bytes = 0;             ///< max running bytes, a node's inputs and outputs live together
+  std::int64_t peak_bytes = 0;  ///< max running bytes, a node's inputs and outputs live together
   std::int64_t total_allocated_bytes = 0;  ///< every created output: the peak without GC
   std::int64_t saved_by_inplace_bytes = 0;
   std::int64_t saved_by_view_bytes = 0;
@@ -27,7 +27,8 @@ struct MemoryRun {
 
 /// Simulates `order`; respect_inplace=false treats in-place outputs as fresh allocations.
 [[nodiscard]] MemoryRun simulate_memory(const FunctionRecord& function,
-                                        const std::vector<std::size_t>& order, bool respect_inplace);
+                                        const std::vector<std::size_t>& order,
+                                        bool respect_inplace);
 
 /// Bytes of the outputs of `node` at its last call.
 [[nodiscard]] std::int64_t tensor_bytes(const TensorRecord& tensor);

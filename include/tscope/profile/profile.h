@@ -39,15 +39,15 @@ struct NodeRecord {
   double flops_per_call = -1;  ///< negative: the op has no cost rule
   std::vector<TensorRecord> inputs;
   std::vector<TensorRecord> outputs;
-  std::int64_t output_bytes = 0;           ///< bytes of all outputs at the last call
-  std::vector<std::string> output_alias;   ///< per output: "c" created, "i" inplace, "v" view
+  std::int64_t output_bytes = 0;          ///< bytes of all outputs at the last call
+  std::vector<std::string> output_alias;  ///< per output: "c" created, "i" inplace, "v" view
   /// Per output: index of the input it views or overwrites, -1 when freshly created.
   std::vector<std::int64_t> output_alias_input;
-  std::string source_site;                 ///< "mlp.cpp:42"
-  std::string user_op;                     ///< "softmax", "grad(dot)"
-  std::string op_kind;                     ///< registry name of the op: "Exp", "Dot"
+  std::string source_site;  ///< "mlp.cpp:42"
+  std::string user_op;      ///< "softmax", "grad(dot)"
+  std::string op_kind;      ///< registry name of the op: "Exp", "Dot"
   bool elementwise = false;
-  bool fast_impl_available = false;        ///< the op has a fast kernel (even if `impl` is not it)
+  bool fast_impl_available = false;  ///< the op has a fast kernel (even if `impl` is not it)
   /// Variables (ids local to the function) read and written by the node: the graph structure
   /// the memory simulation and the tips need.
   std::vector<std::int64_t> input_ids;
@@ -66,7 +66,7 @@ struct CompileRecord {
   std::int64_t rewrite_ns = 0;
   std::int64_t validate_ns = 0;  ///< part of rewrite_ns
   std::int64_t link_ns = 0;
-  std::int64_t node_prepare_ns = 0;  ///< part of link_ns
+  std::int64_t node_prepare_ns = 0;             ///< part of link_ns
   std::vector<PrepareRecord> slowest_prepares;  ///< at most 5, slowest first
   std::int64_t node_count = 0;
 };
@@ -86,9 +86,9 @@ struct FunctionRecord {
   /// Variables that must survive the call (outputs and update values).
   std::vector<std::int64_t> output_ids;
   bool allow_gc = true;
-  std::string clock;                  ///< time source of node timings: "rdtsc", "steady_clock", "injected"
-  double clock_read_ns = -1;          ///< measured cost of one read; negative: not measured
-  double overhead_ns_per_node = -1;   ///< measured profiler cost; negative: not measured
+  std::string clock;          ///< time source of node timings: "rdtsc", "steady_clock", "injected"
+  double clock_read_ns = -1;  ///< measured cost of one read; negative: not measured
+  double overhead_ns_per_node = -1;  ///< measured profiler cost; negative: not measured
 };
 
 struct Profile {
@@ -97,7 +97,7 @@ struct Profile {
   std::vector<FunctionRecord> functions;
   std::int64_t grad_ns = 0;
   std::int64_t since_load_ns = 0;
-  std::string blas;  ///< BLAS library and threading
+  std::string blas;                  ///< BLAS library and threading
   double overhead_ns_per_node = -1;  ///< the profiler's own measured cost; negative: unknown
   std::string clock;                 ///< time source of node timings (functions' sources joined)
   double clock_read_ns = -1;         ///< measured cost of one clock read; negative: unknown

@@ -12,12 +12,12 @@
 namespace tscope::profile {
 
 struct ProfileOptions {
-  bool profile = false;            ///< profile every compiled function, print all at exit
-  bool profile_memory = false;     ///< memory section and per-apply input/output lines
-  bool profile_optimizer = false;  ///< keep the rewriter report in the profile
-  bool allow_gc = true;            ///< default of FunctionOptions::allow_gc
-  int n_apply = 20;                ///< rows of the Apply table and the memory list (> 0)
-  int n_ops = 20;                  ///< rows of the Class and Ops tables (> 0)
+  bool profile = false;                 ///< profile every compiled function, print all at exit
+  bool profile_memory = false;          ///< memory section and per-apply input/output lines
+  bool profile_optimizer = false;       ///< keep the rewriter report in the profile
+  bool allow_gc = true;                 ///< default of FunctionOptions::allow_gc
+  int n_apply = 20;                     ///< rows of the Apply table and the memory list (> 0)
+  int n_ops = 20;                       ///< rows of the Class and Ops tables (> 0)
   std::int64_t min_memory_size = 1024;  ///< memory list cut-off in bytes (>= 0)
   /// "stderr", "stdout" or a file path; a path ending in ".json" receives the JSON export.
   std::string destination = "stderr";

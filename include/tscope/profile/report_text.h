@@ -13,12 +13,12 @@
 namespace tscope::profile {
 
 struct TextReportOptions {
-  int n_ops = 20;        ///< rows in the Class and Ops tables
-  int n_apply = 20;      ///< rows in the Apply table and the memory list
-  int line_width = 512;  ///< drives truncation of the name column
-  bool show_io = false;  ///< per-apply input/output lines (profile_memory)
-  bool show_distribution = false;  ///< min / max columns in the Apply table
-  bool show_memory = false;        ///< the Memory Profile section (profile_memory)
+  int n_ops = 20;                       ///< rows in the Class and Ops tables
+  int n_apply = 20;                     ///< rows in the Apply table and the memory list
+  int line_width = 512;                 ///< drives truncation of the name column
+  bool show_io = false;                 ///< per-apply input/output lines (profile_memory)
+  bool show_distribution = false;       ///< min / max columns in the Apply table
+  bool show_memory = false;             ///< the Memory Profile section (profile_memory)
   std::int64_t min_memory_size = 1024;  ///< memory list cut-off in bytes
   bool show_tips = true;
 };
@@ -26,7 +26,8 @@ struct TextReportOptions {
 /// The report options the flags ask for (io lines and memory section with profile_memory).
 [[nodiscard]] TextReportOptions report_options(const ProfileOptions& options);
 
-[[nodiscard]] std::string render_text(const Profile& profile, const TextReportOptions& options = {});
+[[nodiscard]] std::string render_text(const Profile& profile,
+                                      const TextReportOptions& options = {});
 
 /// Several profiles as printed at exit: each in turn, then, when there are several, their sum.
 [[nodiscard]] std::string render_profiles(const std::vector<Profile>& profiles,

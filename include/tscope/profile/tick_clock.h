@@ -16,12 +16,12 @@
 namespace tscope::profile {
 
 struct TickSource {
-  bool use_tsc = false;        ///< read the time-stamp counter; else a tscope::Clock
-  double ns_per_tick = 1.0;    ///< calibrated against steady_clock when use_tsc
-  double read_cost_ns = 0.0;   ///< measured cost of one read of the chosen source
+  bool use_tsc = false;       ///< read the time-stamp counter; else a tscope::Clock
+  double ns_per_tick = 1.0;   ///< calibrated against steady_clock when use_tsc
+  double read_cost_ns = 0.0;  ///< measured cost of one read of the chosen source
   double steady_read_cost_ns = 0.0;
   double tsc_read_cost_ns = -1.0;  ///< negative: no usable invariant TSC
-  std::string name;            ///< "rdtsc" or "steady_clock"
+  std::string name;                ///< "rdtsc" or "steady_clock"
 };
 
 /// Measured once per process (a few milliseconds on first use): rdtsc when the CPU declares an

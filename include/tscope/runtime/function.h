@@ -74,8 +74,10 @@ class Function {
   [[nodiscard]] profile::FunctionRecord profile_record() const;
 
  private:
-  friend Function function(const std::vector<Variable>&, const std::vector<Variable>&,
-                           const std::vector<Update>&, FunctionOptions,
+  friend Function function(const std::vector<Variable>&,
+                           const std::vector<Variable>&,
+                           const std::vector<Update>&,
+                           FunctionOptions,
                            const std::source_location&);
   explicit Function(std::shared_ptr<detail::FunctionImpl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<detail::FunctionImpl> impl_;
@@ -83,11 +85,11 @@ class Function {
 
 /// Compiles a function. Throws InvalidArgument for an update of a non-shared variable or a
 /// missing input, TypeMismatch when an update's value type differs from its shared variable.
-[[nodiscard]] Function function(const std::vector<Variable>& inputs,
-                                const std::vector<Variable>& outputs,
-                                const std::vector<Update>& updates = {},
-                                FunctionOptions options = {},
-                                const std::source_location& location =
-                                    std::source_location::current());
+[[nodiscard]] Function function(
+    const std::vector<Variable>& inputs,
+    const std::vector<Variable>& outputs,
+    const std::vector<Update>& updates = {},
+    FunctionOptions options = {},
+    const std::source_location& location = std::source_location::current());
 
 }  // namespace tscope

@@ -38,7 +38,8 @@ TEST(ProfileFlags, EveryFlagIsParsed) {
   const ProfileOptions options = parse_flags(
       "profile=true, profile_memory=1,profile_optimizer=True,allow_gc=false,profiling.n_apply=7,"
       "profiling.n_ops=3,profiling.min_memory_size=0,profiling.destination=/tmp/p.json,"
-      "profiling.ignore_first_call=true,profiling.output_line_width=80,profiling.min_peak_memory=true");
+      "profiling.ignore_first_call=true,profiling.output_line_width=80,profiling.min_peak_memory="
+      "true");
   EXPECT_TRUE(options.profile);
   EXPECT_TRUE(options.profile_memory);
   EXPECT_TRUE(options.profile_optimizer);

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The process-wide profile list: costliest first, the sum of several, shared-profile
 // accumulation, file and JSON destinations written atomically.
+#include "tscope/profile/global_profiles.h"
+
 #include <unistd.h>
 
 #include <filesystem>
 
 #include "support/test_util.h"
 #include "tscope/profile/atomic_file.h"
-#include "tscope/profile/global_profiles.h"
 #include "tscope/profile/json_export.h"
 
 namespace tscope {
@@ -20,7 +21,8 @@ std::string temp_path(const std::string& name) {
 }
 
 struct Job {
-  std::shared_ptr<profile::ProfileCollector> collector = std::make_shared<profile::ProfileCollector>();
+  std::shared_ptr<profile::ProfileCollector> collector =
+      std::make_shared<profile::ProfileCollector>();
   std::vector<Function> functions;
 };
 
@@ -35,7 +37,8 @@ Job make_job(FakeClock& clock, const std::string& name, int function_count, int 
     options.collector = job.collector;
     options.name = name + std::to_string(i);
     job.functions.push_back(function({x}, {exp(x) * 2.0}, {}, options));
-    for (int call = 0; call < calls; ++call) (void)job.functions.back()({Tensor::zeros(DType::Float32, {8})});
+    for (int call = 0; call < calls; ++call)
+      (void)job.functions.back()({Tensor::zeros(DType::Float32, {8})});
   }
   return job;
 }
@@ -117,7 +120,8 @@ TEST(GlobalProfiles, WritesCostliestFirstThenTheSumToAFile) {
     ADD_FAILURE() << "no error";
   } catch (const Error& error) {
     EXPECT_EQ(error.kind(), ErrorKind::Io);
-    EXPECT_NE(std::string(error.what()).find("/nonexistent_dir_for_tscope/p.txt"), std::string::npos);
+    EXPECT_NE(std::string(error.what()).find("/nonexistent_dir_for_tscope/p.txt"),
+              std::string::npos);
   }
   // Leave the registry quiet for process exit.
   registry.clear();

@@ -41,7 +41,9 @@ profile::Profile golden_profile() {
   return profile;
 }
 
-std::string golden_path(const std::string& name) { return std::string(TSCOPE_GOLDEN_DIR) + "/" + name; }
+std::string golden_path(const std::string& name) {
+  return std::string(TSCOPE_GOLDEN_DIR) + "/" + name;
+}
 
 void expect_matches_golden(const std::string& name, const std::string& text) {
   const char* update = std::getenv("TSCOPE_UPDATE_GOLDEN");  // NOLINT(concurrency-mt-unsafe)

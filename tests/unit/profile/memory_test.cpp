@@ -10,8 +10,12 @@ using profile::FunctionRecord;
 using profile::MemoryRun;
 using profile::NodeRecord;
 
-NodeRecord node(std::string name, std::vector<std::int64_t> inputs, std::int64_t output,
-                std::int64_t float32_count, std::string code = "c", std::int64_t aliased_input = -1) {
+NodeRecord node(std::string name,
+                std::vector<std::int64_t> inputs,
+                std::int64_t output,
+                std::int64_t float32_count,
+                std::string code = "c",
+                std::int64_t aliased_input = -1) {
   NodeRecord record;
   record.apply_name = std::move(name);
   record.input_ids = std::move(inputs);
@@ -32,7 +36,8 @@ FunctionRecord view_and_inplace_chain() {
   function.output_ids = {4};
   function.nodes = {node("a", {0}, 1, 100), node("b", {1}, 2, 100, "v", 0), node("c", {2}, 3, 200),
                     node("d", {3}, 4, 200, "i", 0)};
-  for (std::size_t i = 0; i < function.nodes.size(); ++i) function.nodes[i].topo_index = static_cast<std::int64_t>(i);
+  for (std::size_t i = 0; i < function.nodes.size(); ++i)
+    function.nodes[i].topo_index = static_cast<std::int64_t>(i);
   return function;
 }
 
@@ -48,7 +53,8 @@ TEST(MemoryModel, ViewKeepsItsOriginAliveUntilTheViewDies) {
 
 TEST(MemoryModel, InplaceDisabledAllocatesTheOutput) {
   const FunctionRecord function = view_and_inplace_chain();
-  const MemoryRun run = profile::simulate_memory(function, profile::executed_order(function), false);
+  const MemoryRun run =
+      profile::simulate_memory(function, profile::executed_order(function), false);
   // a was freed after c; at d, c (800) and the new d (800) live together.
   EXPECT_EQ(run.peak_bytes, 1600);
   EXPECT_EQ(run.total_allocated_bytes, 2000);
@@ -72,13 +78,15 @@ TEST(MemoryModel, OrdersDiffer) {
   FunctionRecord function;
   function.input_ids = {0};
   function.output_ids = {2, 4};
-  function.nodes = {node("big_a", {0}, 1, 1000), node("small_a", {1}, 2, 1), node("big_b", {0}, 3, 1000),
-                    node("small_b", {3}, 4, 1)};
-  for (std::size_t i = 0; i < function.nodes.size(); ++i) function.nodes[i].topo_index = static_cast<std::int64_t>(i);
+  function.nodes = {node("big_a", {0}, 1, 1000), node("small_a", {1}, 2, 1),
+                    node("big_b", {0}, 3, 1000), node("small_b", {3}, 4, 1)};
+  for (std::size_t i = 0; i < function.nodes.size(); ++i)
+    function.nodes[i].topo_index = static_cast<std::int64_t>(i);
   const auto topological = profile::topological_order(function);
   EXPECT_EQ(topological, (std::vector<std::size_t>{0, 2, 1, 3}));
   // Executed: big_a freed after small_a; peak at small_b: small_a + big_b + small_b.
-  EXPECT_EQ(profile::simulate_memory(function, profile::executed_order(function), true).peak_bytes, 4 + 4000 + 4);
+  EXPECT_EQ(profile::simulate_memory(function, profile::executed_order(function), true).peak_bytes,
+            4 + 4000 + 4);
   // Breadth-first: big_a, big_b and small_a live together.
   EXPECT_EQ(profile::simulate_memory(function, topological, true).peak_bytes, 4000 + 4000 + 4);
 }
@@ -96,14 +104,16 @@ TEST(MemoryModel, RegressionVector) {
   FunctionOptions options;
   options.profile = true;
   options.clock = &clock;
-  Function f = function({x0, x1, x2},
-                        {sum(outer(x0, x1), {1}), sum(outer(x1, x2), {1}), x0 + x1, x1 + x2}, {}, options);
+  Function f =
+      function({x0, x1, x2}, {sum(outer(x0, x1), {1}), sum(outer(x1, x2), {1}), x0 + x1, x1 + x2},
+               {}, options);
   const Tensor v = Tensor::zeros(DType::Float32, {1024});
   (void)f({v, v, v});
   const FunctionRecord function_record = f.profile_record();
   std::string order;
   for (const NodeRecord& n : function_record.nodes) order += n.apply_name + "\n";
-  const MemoryRun executed = profile::simulate_memory(function_record, profile::executed_order(function_record), true);
+  const MemoryRun executed =
+      profile::simulate_memory(function_record, profile::executed_order(function_record), true);
   const MemoryRun no_inplace =
       profile::simulate_memory(function_record, profile::executed_order(function_record), false);
   const MemoryRun topological =

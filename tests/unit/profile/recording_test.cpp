@@ -120,7 +120,8 @@ TEST(Recording, FailingCallKeepsTheCountersOfTheNodesThatRan) {
   options.profile = true;
   options.clock = &clock;
   Function f = function({x, y}, {exp(x) + y}, {}, options);
-  EXPECT_THROW((void)f({Tensor::zeros(DType::Float32, {4}), Tensor::zeros(DType::Float32, {3})}), Error);
+  EXPECT_THROW((void)f({Tensor::zeros(DType::Float32, {4}), Tensor::zeros(DType::Float32, {3})}),
+               Error);
   const profile::FunctionRecord record = f.profile_record();
   EXPECT_EQ(record.nodes[0].call_count, 1);  // exp ran; the add threw
 }

@@ -42,10 +42,14 @@ TEST(ReportText, NodeCountersCountEveryCall) {
 TEST(ReportText, TablesHaveTheTheanoLayout) {
   FakeClock clock(1000);
   const std::string text = profile::render_text(fake_clock_profile(clock, 2));
-  EXPECT_NE(text.find("Function profiling\n==================\n  Message: fake\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("Function profiling\n==================\n  Message: fake\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("  Time in 2 calls to Function.__call__: "), std::string::npos);
-  EXPECT_NE(text.find("<% time> <sum %> <apply time> <time per call> <impl> <#call> <#apply> <Class name>"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find(
+          "<% time> <sum %> <apply time> <time per call> <impl> <#call> <#apply> <Class name>"),
+      std::string::npos);
   // Two nodes of equal time: 50% each, the running sum reaches 100%.
   EXPECT_NE(text.find("  50.0%    50.0%       0.000s       1.00e-06s "), std::string::npos) << text;
   EXPECT_NE(text.find("  50.0%   100.0%"), std::string::npos) << text;
@@ -54,8 +58,10 @@ TEST(ReportText, TablesHaveTheTheanoLayout) {
 
 TEST(ReportText, TruncationFooterCountsTheRest) {
   FakeClock clock(1000);
-  const std::string text = profile::render_text(fake_clock_profile(clock, 1), {.n_ops = 1, .n_apply = 1});
-  EXPECT_NE(text.find("... (remaining 1 Classes account for  50.00%(0.00s) of the runtime)"), std::string::npos)
+  const std::string text =
+      profile::render_text(fake_clock_profile(clock, 1), {.n_ops = 1, .n_apply = 1});
+  EXPECT_NE(text.find("... (remaining 1 Classes account for  50.00%(0.00s) of the runtime)"),
+            std::string::npos)
       << text;
   EXPECT_NE(text.find("... (remaining 1 Apply instances account for 50.00%(0.00s) of the runtime)"),
             std::string::npos)

@@ -38,9 +38,9 @@ namespace {
 }
 
 void expect_profile_written_on(int signal_number, const std::string& name) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("tscope_signal_" + std::to_string(::getpid()) + name))
-          .string();
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("tscope_signal_" + std::to_string(::getpid()) + name))
+                               .string();
   std::filesystem::remove(path);
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
@@ -62,7 +62,8 @@ void expect_profile_written_on(int signal_number, const std::string& name) {
   EXPECT_EQ(WTERMSIG(status), signal_number);
 
   ASSERT_TRUE(std::filesystem::exists(path));
-  const profile::ProfileDocument document = profile::parse_profile_json(profile::read_file(path), path);
+  const profile::ProfileDocument document =
+      profile::parse_profile_json(profile::read_file(path), path);
   ASSERT_EQ(document.profiles.size(), 1u);
   const profile::Profile& written = document.profiles[0];
   EXPECT_EQ(written.title, "interrupted job");
@@ -73,15 +74,20 @@ void expect_profile_written_on(int signal_number, const std::string& name) {
   EXPECT_NE(profile::render_text(written, document.report).find("Message: interrupted job"),
             std::string::npos);
   // No temporary file is left behind.
-  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path())) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::filesystem::temp_directory_path())) {
     EXPECT_EQ(entry.path().string().find(path + ".tmp"), std::string::npos) << entry.path();
   }
   std::filesystem::remove(path);
 }
 
-TEST(ProfileOnSignal, SigintLeavesACompleteProfile) { expect_profile_written_on(SIGINT, "int.json"); }
+TEST(ProfileOnSignal, SigintLeavesACompleteProfile) {
+  expect_profile_written_on(SIGINT, "int.json");
+}
 
-TEST(ProfileOnSignal, SigtermLeavesACompleteProfile) { expect_profile_written_on(SIGTERM, "term.json"); }
+TEST(ProfileOnSignal, SigtermLeavesACompleteProfile) {
+  expect_profile_written_on(SIGTERM, "term.json");
+}
 
 }  // namespace
 }  // namespace tscope

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Each tip rule: a profile that makes it fire (naming the node) and one that keeps it quiet.
 // Profiles are built by hand: tips are a pure function of the model.
+#include "tscope/profile/tips.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
-#include "tscope/profile/tips.h"
 
 namespace tscope::profile {
 namespace {
@@ -17,8 +17,11 @@ TensorRecord tensor(std::string dtype, std::vector<std::int64_t> shape) {
   return record;
 }
 
-NodeRecord node(std::string apply_name, std::string op_kind, std::string impl,
-                std::vector<TensorRecord> inputs, std::vector<TensorRecord> outputs) {
+NodeRecord node(std::string apply_name,
+                std::string op_kind,
+                std::string impl,
+                std::vector<TensorRecord> inputs,
+                std::vector<TensorRecord> outputs) {
   NodeRecord record;
   record.apply_name = std::move(apply_name);
   record.op_kind = std::move(op_kind);
@@ -48,22 +51,25 @@ Profile one_function(std::vector<NodeRecord> nodes) {
 
 std::vector<Tip> tips_of_rule(const Profile& profile, const std::string& rule) {
   std::vector<Tip> tips = collect_tips(profile);
-  tips.erase(std::remove_if(tips.begin(), tips.end(), [&](const Tip& tip) { return tip.rule != rule; }),
-             tips.end());
+  tips.erase(
+      std::remove_if(tips.begin(), tips.end(), [&](const Tip& tip) { return tip.rule != rule; }),
+      tips.end());
   return tips;
 }
 
 const TensorRecord kF32Matrix = tensor("float32", {64, 64});
 
 TEST(Tips, NothingFiresOnAPlainFloat32Graph) {
-  const Profile profile = one_function({node("dot(x, w)", "Dot", "blas", {kF32Matrix, kF32Matrix}, {kF32Matrix})});
+  const Profile profile =
+      one_function({node("dot(x, w)", "Dot", "blas", {kF32Matrix, kF32Matrix}, {kF32Matrix})});
   EXPECT_TRUE(collect_tips(profile).empty());
   EXPECT_NE(render_tips(profile).find("Sorry, no tip for today.\n"), std::string::npos);
 }
 
 TEST(Tips, Float64FiresAndNamesTheNode) {
   const TensorRecord f64 = tensor("float64", {64});
-  const auto tips = tips_of_rule(one_function({node("add(a, b)", "Add", "cpu", {f64, f64}, {f64})}), "float64");
+  const auto tips =
+      tips_of_rule(one_function({node("add(a, b)", "Add", "cpu", {f64, f64}, {f64})}), "float64");
   ASSERT_EQ(tips.size(), 1u);
   EXPECT_NE(tips[0].text.find("add(a, b) computes in float64"), std::string::npos) << tips[0].text;
   EXPECT_NE(tips[0].text.find("5.000e-04s"), std::string::npos) << tips[0].text;  // half of 1 ms
@@ -74,7 +80,9 @@ TEST(Tips, Float64FiresAndNamesTheNode) {
 
 TEST(Tips, Float64QuietOnFloat32) {
   const TensorRecord f32 = tensor("float32", {64});
-  EXPECT_TRUE(tips_of_rule(one_function({node("add(a, b)", "Add", "cpu", {f32, f32}, {f32})}), "float64").empty());
+  EXPECT_TRUE(
+      tips_of_rule(one_function({node("add(a, b)", "Add", "cpu", {f32, f32}, {f32})}), "float64")
+          .empty());
 }
 
 TEST(Tips, RefKernelFiresOnlyWhenAFastOneExists) {
@@ -88,29 +96,33 @@ TEST(Tips, RefKernelFiresOnlyWhenAFastOneExists) {
 
 TEST(Tips, DotNotOnBlasFiresForTwoMatrices) {
   const auto tips = tips_of_rule(
-      one_function({node("dot(x, w)", "Dot", "ref", {kF32Matrix, kF32Matrix}, {kF32Matrix})}), "dot_not_blas");
+      one_function({node("dot(x, w)", "Dot", "ref", {kF32Matrix, kF32Matrix}, {kF32Matrix})}),
+      "dot_not_blas");
   ASSERT_EQ(tips.size(), 1u);
   EXPECT_NE(tips[0].text.find("dot(x, w) is a generic Dot"), std::string::npos) << tips[0].text;
   EXPECT_NE(tips[0].text.find("float32 64x64"), std::string::npos) << tips[0].text;
 }
 
 TEST(Tips, DotNotOnBlasQuietOnBlasOrVectors) {
-  EXPECT_TRUE(tips_of_rule(one_function({node("dot(x, w)", "Dot", "blas", {kF32Matrix, kF32Matrix}, {kF32Matrix})}),
+  EXPECT_TRUE(tips_of_rule(one_function({node("dot(x, w)", "Dot", "blas", {kF32Matrix, kF32Matrix},
+                                              {kF32Matrix})}),
                            "dot_not_blas")
                   .empty());
   const TensorRecord v = tensor("float32", {64});
-  EXPECT_TRUE(tips_of_rule(one_function({node("dot(x, v)", "Dot", "ref", {kF32Matrix, v}, {v})}), "dot_not_blas")
+  EXPECT_TRUE(tips_of_rule(one_function({node("dot(x, v)", "Dot", "ref", {kF32Matrix, v}, {v})}),
+                           "dot_not_blas")
                   .empty());
 }
 
 TEST(Tips, MixedDtypesInDotFiresAndListsTheTypes) {
   const auto tips = tips_of_rule(
       one_function({node("dot(x, w)", "Dot", "ref", {kF32Matrix, tensor("float64", {64, 64})},
-                          {tensor("float64", {64, 64})})}),
+                         {tensor("float64", {64, 64})})}),
       "dot_mixed_dtypes");
   ASSERT_EQ(tips.size(), 1u);
   EXPECT_NE(tips[0].text.find("multiplies float32 by float64"), std::string::npos) << tips[0].text;
-  EXPECT_TRUE(tips_of_rule(one_function({node("dot(x, w)", "Dot", "blas", {kF32Matrix, kF32Matrix}, {kF32Matrix})}),
+  EXPECT_TRUE(tips_of_rule(one_function({node("dot(x, w)", "Dot", "blas", {kF32Matrix, kF32Matrix},
+                                              {kF32Matrix})}),
                            "dot_mixed_dtypes")
                   .empty());
 }
@@ -121,7 +133,8 @@ TEST(Tips, TranscendentalNotOnSimdFires) {
   exp_node.elementwise = true;
   const auto tips = tips_of_rule(one_function({exp_node}), "transcendental_not_simd");
   ASSERT_EQ(tips.size(), 1u);
-  EXPECT_NE(tips[0].text.find("exp(x) evaluates Exp elementwise on the 'cpu' path"), std::string::npos);
+  EXPECT_NE(tips[0].text.find("exp(x) evaluates Exp elementwise on the 'cpu' path"),
+            std::string::npos);
 }
 
 TEST(Tips, TranscendentalQuietOnSimdOrArithmetic) {
@@ -190,7 +203,8 @@ Profile tiny_nodes(std::size_t count, std::int64_t node_ns) {
 TEST(Tips, DispatchBoundFiresOnManyTinyNodes) {
   const auto tips = tips_of_rule(tiny_nodes(200, 100), "dispatch_bound");
   ASSERT_EQ(tips.size(), 1u);
-  EXPECT_NE(tips[0].text.find("Function 'f' runs 200 nodes per call averaging 100 ns each"), std::string::npos)
+  EXPECT_NE(tips[0].text.find("Function 'f' runs 200 nodes per call averaging 100 ns each"),
+            std::string::npos)
       << tips[0].text;
 }
 
@@ -205,7 +219,8 @@ TEST(Tips, ManySignaturesFires) {
   n.signatures.resize(5);
   const auto tips = tips_of_rule(one_function({n}), "many_signatures");
   ASSERT_EQ(tips.size(), 1u);
-  EXPECT_NE(tips[0].text.find("add(x, y) was called with 5 distinct input shapes"), std::string::npos);
+  EXPECT_NE(tips[0].text.find("add(x, y) was called with 5 distinct input shapes"),
+            std::string::npos);
   n.signatures.resize(2);
   EXPECT_TRUE(tips_of_rule(one_function({n}), "many_signatures").empty());
 }

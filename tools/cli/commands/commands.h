@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Subcommands of the tscope CLI. Each registers its options and returns the action to run.
-#include <functional>
-
 #include <CLI/CLI.hpp>
+#include <functional>
 
 namespace tscope::cli {
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // `tscope profile`: run the built-in training job with the profiler on and print the report
 // (every section: function, globals, class, ops, apply, memory, tips); --json also writes it.
+#include <fmt/format.h>
+
 #include <iostream>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "commands.h"
 #include "tscope/models/mlp_training.h"
@@ -26,13 +26,18 @@ Action add_profile_command(CLI::App& app) {
     std::string json_path;
   };
   auto settings = std::make_shared<Settings>();
-  CLI::App* command = app.add_subcommand("profile", "Run a training function with the profiler on and print the profile");
+  CLI::App* command = app.add_subcommand(
+      "profile", "Run a training function with the profiler on and print the profile");
   command->add_option("--steps", settings->steps, "training steps")->check(CLI::PositiveNumber);
   command->add_option("--batch", settings->batch_size, "batch size")->check(CLI::PositiveNumber);
-  command->add_option("--n-ops", settings->n_ops, "rows in the Class and Ops tables")->check(CLI::PositiveNumber);
-  command->add_option("--n-apply", settings->n_apply, "rows in the Apply table")->check(CLI::PositiveNumber);
-  command->add_flag("--dist", settings->distribution, "add min/max time columns to the Apply table");
-  command->add_flag("--io", settings->io, "print dtype/shape/strides of every node's inputs and outputs");
+  command->add_option("--n-ops", settings->n_ops, "rows in the Class and Ops tables")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--n-apply", settings->n_apply, "rows in the Apply table")
+      ->check(CLI::PositiveNumber);
+  command->add_flag("--dist", settings->distribution,
+                    "add min/max time columns to the Apply table");
+  command->add_flag("--io", settings->io,
+                    "print dtype/shape/strides of every node's inputs and outputs");
   command->add_option("--json", settings->json_path,
                       "also write the profile as JSON (docs/profiler_formats.md) to this file");
   return [command, settings]() {

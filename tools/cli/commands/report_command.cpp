@@ -19,9 +19,14 @@ Action add_report_command(CLI::App& app) {
     int n_apply = 0;
   };
   auto settings = std::make_shared<Settings>();
-  CLI::App* command = app.add_subcommand("report", "Render profiles saved as JSON; merge several files");
-  command->add_option("files", settings->paths, "profile JSON files")->required()->check(CLI::ExistingFile);
-  command->add_option("--n-ops", settings->n_ops, "rows in the Class and Ops tables (default: as saved)")
+  CLI::App* command =
+      app.add_subcommand("report", "Render profiles saved as JSON; merge several files");
+  command->add_option("files", settings->paths, "profile JSON files")
+      ->required()
+      ->check(CLI::ExistingFile);
+  command
+      ->add_option("--n-ops", settings->n_ops,
+                   "rows in the Class and Ops tables (default: as saved)")
       ->check(CLI::PositiveNumber);
   command->add_option("--n-apply", settings->n_apply, "rows in the Apply table (default: as saved)")
       ->check(CLI::PositiveNumber);
@@ -31,7 +36,8 @@ Action add_report_command(CLI::App& app) {
     profile::TextReportOptions report;
     for (std::size_t i = 0; i < settings->paths.size(); ++i) {
       const std::string& path = settings->paths[i];
-      profile::ProfileDocument document = profile::parse_profile_json(profile::read_file(path), path);
+      profile::ProfileDocument document =
+          profile::parse_profile_json(profile::read_file(path), path);
       if (i == 0) report = document.report;
       for (profile::Profile& saved : document.profiles) profiles.push_back(std::move(saved));
     }
