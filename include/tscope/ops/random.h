@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#pragma once
 /// Random numbers from seedable, reproducible streams (Theano's RandomStreams).
 ///
 ///   RandomStream rng(42);
@@ -16,7 +17,6 @@
 /// states advance after each call, like Theano's default updates); without them every call
 /// repeats the same samples. The same seed gives the same sequence in every run. The ops have zero
 /// gradient with respect to the state.
-#pragma once
 
 #include <cstdint>
 #include <source_location>

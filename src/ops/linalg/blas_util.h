@@ -5,7 +5,11 @@
 // cannot read the layout, and the typed CBLAS calls.
 #include <cblas.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
 
 #include "tscope/core/tensor.h"
 #include "tscope/graph/op_def.h"
