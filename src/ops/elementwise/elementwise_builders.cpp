@@ -52,60 +52,129 @@ Variable operator<=(const Operand& a, const Operand& b) { return le(a, b, a.loca
 Variable operator>=(const Operand& a, const Operand& b) { return ge(a, b, a.location()); }
 Variable operator!(const Variable& x) { return logical_not(x); }
 
-// Binary builders: one line each, the op name is all that differs.
-#define TSCOPE_BINARY_BUILDER(builder, op_name)                                                \
-  Variable builder(const Operand& a, const Operand& b, const std::source_location& location) { \
-    return elementwise(op_name, {a, b}, location);                                             \
-  }
-TSCOPE_BINARY_BUILDER(add, "Add")
-TSCOPE_BINARY_BUILDER(sub, "Sub")
-TSCOPE_BINARY_BUILDER(mul, "Mul")
-TSCOPE_BINARY_BUILDER(true_div, "TrueDiv")
-TSCOPE_BINARY_BUILDER(int_div, "IntDiv")
-TSCOPE_BINARY_BUILDER(mod, "Mod")
-TSCOPE_BINARY_BUILDER(pow, "Pow")
-TSCOPE_BINARY_BUILDER(maximum, "Maximum")
-TSCOPE_BINARY_BUILDER(minimum, "Minimum")
-TSCOPE_BINARY_BUILDER(eq, "EQ")
-TSCOPE_BINARY_BUILDER(neq, "NEQ")
-TSCOPE_BINARY_BUILDER(lt, "LT")
-TSCOPE_BINARY_BUILDER(gt, "GT")
-TSCOPE_BINARY_BUILDER(le, "LE")
-TSCOPE_BINARY_BUILDER(ge, "GE")
-TSCOPE_BINARY_BUILDER(logical_and, "And")
-TSCOPE_BINARY_BUILDER(logical_or, "Or")
-TSCOPE_BINARY_BUILDER(logical_xor, "Xor")
-#undef TSCOPE_BINARY_BUILDER
-
-#define TSCOPE_UNARY_BUILDER(builder, op_name)                                \
-  Variable builder(const Variable& x, const std::source_location& location) { \
-    return elementwise(op_name, {x}, location);                               \
-  }
-TSCOPE_UNARY_BUILDER(neg, "Neg")
-TSCOPE_UNARY_BUILDER(abs, "Abs")
-TSCOPE_UNARY_BUILDER(sgn, "Sgn")
-TSCOPE_UNARY_BUILDER(sqr, "Sqr")
-TSCOPE_UNARY_BUILDER(sqrt, "Sqrt")
-TSCOPE_UNARY_BUILDER(reciprocal, "Reciprocal")
-TSCOPE_UNARY_BUILDER(exp, "Exp")
-TSCOPE_UNARY_BUILDER(exp2, "Exp2")
-TSCOPE_UNARY_BUILDER(expm1, "Expm1")
-TSCOPE_UNARY_BUILDER(log, "Log")
-TSCOPE_UNARY_BUILDER(log2, "Log2")
-TSCOPE_UNARY_BUILDER(log10, "Log10")
-TSCOPE_UNARY_BUILDER(log1p, "Log1p")
-TSCOPE_UNARY_BUILDER(tanh, "Tanh")
-TSCOPE_UNARY_BUILDER(sigmoid, "Sigmoid")
-TSCOPE_UNARY_BUILDER(softplus, "Softplus")
-TSCOPE_UNARY_BUILDER(sin, "Sin")
-TSCOPE_UNARY_BUILDER(cos, "Cos")
-TSCOPE_UNARY_BUILDER(erf, "Erf")
-TSCOPE_UNARY_BUILDER(floor, "Floor")
-TSCOPE_UNARY_BUILDER(ceil, "Ceil")
-TSCOPE_UNARY_BUILDER(round, "Round")
-TSCOPE_UNARY_BUILDER(logical_not, "Not")
-#undef TSCOPE_UNARY_BUILDER
-
+Variable add(const Operand& a, const Operand& b, const std::source_location& location) {
+  return elementwise("Add", {a, b}, location);
+}
+Variable sub(const Operand& a, const Operand& b, const std::source_location& location) {
+  return elementwise("Sub", {a, b}, location);
+}
+Variable mul(const Operand& a, const Operand& b, const std::source_location& location) {
+  return elementwise("Mul", {a, b}, location);
+}
+Variable true_div(const Operand& a, const Operand& b, const std::source_location& location) {
+  return elementwise("TrueDiv", {a, b}, location);
+}
+Variable int_div(const Operand& a, const Operand& b, const std::source_location& location) {
+  return elementwise("IntDiv", {a, b}, location);
+}
+Variable mod(const Operand& a, const Operand& b, const std::source_location& location) {
+  return elementwise("Mod", {a, b}, location);
+}
+Variable pow(const Operand& a, const Operand& b, const std::source_location& location) {
+  return elementwise("Pow", {a, b}, location);
+}
+Variable maximum(const Operand& a, const Operand& b, const std::source_location& location) {
+  return elementwise("Maximum", {a, b}, location);
+}
+Variable minimum(const Operand& a, const Operand& b, const std::source_location& location) {
+  return elementwise("Minimum", {a, b}, location);
+}
+Variable eq(const Operand& a, const Operand& b, const std::source_location& location) {
+  return elementwise("EQ", {a, b}, location);
+}
+Variable neq(const Operand& a, const Operand& b, const std::source_location& location) {
+  return elementwise("NEQ", {a, b}, location);
+}
+Variable lt(const Operand& a, const Operand& b, const std::source_location& location) {
+  return elementwise("LT", {a, b}, location);
+}
+Variable gt(const Operand& a, const Operand& b, const std::source_location& location) {
+  return elementwise("GT", {a, b}, location);
+}
+Variable le(const Operand& a, const Operand& b, const std::source_location& location) {
+  return elementwise("LE", {a, b}, location);
+}
+Variable ge(const Operand& a, const Operand& b, const std::source_location& location) {
+  return elementwise("GE", {a, b}, location);
+}
+Variable logical_and(const Operand& a, const Operand& b, const std::source_location& location) {
+  return elementwise("And", {a, b}, location);
+}
+Variable logical_or(const Operand& a, const Operand& b, const std::source_location& location) {
+  return elementwise("Or", {a, b}, location);
+}
+Variable logical_xor(const Operand& a, const Operand& b, const std::source_location& location) {
+  return elementwise("Xor", {a, b}, location);
+}
+Variable neg(const Variable& x, const std::source_location& location) {
+  return elementwise("Neg", {x}, location);
+}
+Variable abs(const Variable& x, const std::source_location& location) {
+  return elementwise("Abs", {x}, location);
+}
+Variable sgn(const Variable& x, const std::source_location& location) {
+  return elementwise("Sgn", {x}, location);
+}
+Variable sqr(const Variable& x, const std::source_location& location) {
+  return elementwise("Sqr", {x}, location);
+}
+Variable sqrt(const Variable& x, const std::source_location& location) {
+  return elementwise("Sqrt", {x}, location);
+}
+Variable reciprocal(const Variable& x, const std::source_location& location) {
+  return elementwise("Reciprocal", {x}, location);
+}
+Variable exp(const Variable& x, const std::source_location& location) {
+  return elementwise("Exp", {x}, location);
+}
+Variable exp2(const Variable& x, const std::source_location& location) {
+  return elementwise("Exp2", {x}, location);
+}
+Variable expm1(const Variable& x, const std::source_location& location) {
+  return elementwise("Expm1", {x}, location);
+}
+Variable log(const Variable& x, const std::source_location& location) {
+  return elementwise("Log", {x}, location);
+}
+Variable log2(const Variable& x, const std::source_location& location) {
+  return elementwise("Log2", {x}, location);
+}
+Variable log10(const Variable& x, const std::source_location& location) {
+  return elementwise("Log10", {x}, location);
+}
+Variable log1p(const Variable& x, const std::source_location& location) {
+  return elementwise("Log1p", {x}, location);
+}
+Variable tanh(const Variable& x, const std::source_location& location) {
+  return elementwise("Tanh", {x}, location);
+}
+Variable sigmoid(const Variable& x, const std::source_location& location) {
+  return elementwise("Sigmoid", {x}, location);
+}
+Variable softplus(const Variable& x, const std::source_location& location) {
+  return elementwise("Softplus", {x}, location);
+}
+Variable sin(const Variable& x, const std::source_location& location) {
+  return elementwise("Sin", {x}, location);
+}
+Variable cos(const Variable& x, const std::source_location& location) {
+  return elementwise("Cos", {x}, location);
+}
+Variable erf(const Variable& x, const std::source_location& location) {
+  return elementwise("Erf", {x}, location);
+}
+Variable floor(const Variable& x, const std::source_location& location) {
+  return elementwise("Floor", {x}, location);
+}
+Variable ceil(const Variable& x, const std::source_location& location) {
+  return elementwise("Ceil", {x}, location);
+}
+Variable round(const Variable& x, const std::source_location& location) {
+  return elementwise("Round", {x}, location);
+}
+Variable logical_not(const Variable& x, const std::source_location& location) {
+  return elementwise("Not", {x}, location);
+}
 Variable clip(const Operand& x,
               const Operand& low,
               const Operand& high,

@@ -26,7 +26,9 @@ TEST(ElementwiseCoverage, EveryElementwiseOpIsCompleteAndTested) {
     ASSERT_NE(c, nullptr) << name << " has no row in elementwise_cases.cpp";
     EXPECT_EQ(c->arity, def->num_inputs) << name;
     EXPECT_FALSE(c->dtypes.empty()) << name;
-    if (def->scalar != nullptr) EXPECT_EQ(def->scalar->arity, def->num_inputs) << name;
+    if (def->scalar != nullptr) {
+      EXPECT_EQ(def->scalar->arity, def->num_inputs) << name;
+    }
   }
   // Every row names a registered elementwise op (no stale rows).
   for (const testing::ElementwiseCase& c : testing::elementwise_cases()) {
