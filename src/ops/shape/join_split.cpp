@@ -169,6 +169,10 @@ void compute_split(KernelContext& ctx) {
   const Tensor x = ctx.input(0).contiguous();
   const Tensor& sizes = ctx.input(1);
   const auto axis = static_cast<int>(ctx.attrs->get_int("axis"));
+  if (sizes.numel() != ctx.num_outputs) {
+    throw_error(ErrorKind::ShapeMismatch, "Split: {} sizes given for {} outputs", sizes.numel(),
+                ctx.num_outputs);
+  }
   std::int64_t total = 0;
   for (std::int64_t i = 0; i < sizes.numel(); ++i) {
     const auto size = static_cast<std::int64_t>(sizes.at(i));
