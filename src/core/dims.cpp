@@ -40,12 +40,6 @@ void Dims::resize(int rank, std::int64_t fill) {
   rank_ = rank;
 }
 
-std::int64_t Dims::product() const noexcept {
-  std::int64_t result = 1;
-  for (int i = 0; i < rank_; ++i) result *= values_[i];
-  return result;
-}
-
 std::string Dims::to_string() const {
   std::string text = "(";
   for (int i = 0; i < rank_; ++i) {
@@ -55,10 +49,6 @@ std::string Dims::to_string() const {
   if (rank_ == 1) text += ",";
   text += ")";
   return text;
-}
-
-bool operator==(const Dims& a, const Dims& b) noexcept {
-  return a.rank_ == b.rank_ && std::equal(a.begin(), a.end(), b.begin());
 }
 
 Dims contiguous_strides(const Dims& shape) {

@@ -7,10 +7,7 @@ namespace tscope {
 namespace {
 constexpr std::array<std::string_view, kNumDTypes> kNames = {"bool",  "int8",    "uint8",  "int32",
                                                              "int64", "float32", "float64"};
-constexpr std::array<std::size_t, kNumDTypes> kSizes = {1, 1, 1, 4, 8, 4, 8};
 }  // namespace
-
-std::size_t dtype_size(DType dtype) noexcept { return kSizes[static_cast<int>(dtype)]; }
 
 std::string_view dtype_name(DType dtype) noexcept { return kNames[static_cast<int>(dtype)]; }
 
@@ -21,8 +18,6 @@ std::optional<DType> parse_dtype(std::string_view name) noexcept {
   return std::nullopt;
 }
 
-bool is_floating(DType dtype) noexcept { return dtype == DType::Float32 || dtype == DType::Float64; }
-
 bool is_integral(DType dtype) noexcept {
   return dtype == DType::Int8 || dtype == DType::UInt8 || dtype == DType::Int32 ||
          dtype == DType::Int64;
@@ -30,8 +25,7 @@ bool is_integral(DType dtype) noexcept {
 
 bool is_signed(DType dtype) noexcept { return dtype != DType::UInt8 && dtype != DType::Bool; }
 
-DType promote_types(DType a, DType b) noexcept {
-  if (a == b) return a;
+DType promote_different_types(DType a, DType b) noexcept {
   if (is_floating(a) || is_floating(b)) {
     if (a == DType::Float64 || b == DType::Float64) return DType::Float64;
     // float32 with a wide integer stays float32, as in PyTensor's floatX-friendly rule.

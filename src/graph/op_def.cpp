@@ -21,6 +21,12 @@ std::string OpDef::printed_name(const Attrs& attrs) const {
 
 Tensor& KernelContext::allocate_output(int index, DType dtype, const Dims& shape) const {
   Tensor& slot = *outputs[index];
+  // Steady state of a repeated call: the slot already holds an unshared contiguous tensor of this
+  // exact dtype and shape, so nothing needs to change (the VM's per-node fast path).
+  if (slot.defined() && slot.dtype() == dtype && slot.shape() == shape && slot.offset() == 0 &&
+      slot.buffer().use_count() == 1 && slot.is_contiguous()) {
+    return slot;
+  }
   const auto needed = static_cast<std::size_t>(shape.product()) * dtype_size(dtype);
   const std::shared_ptr<Buffer>& buffer = slot.buffer();
   // Reuse only a buffer no one else sees: a caller holding last call's result keeps it intact.

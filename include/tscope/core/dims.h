@@ -32,11 +32,22 @@ class Dims {
   void push_back(std::int64_t value);
   void resize(int rank, std::int64_t fill = 0);
   /// Product of all values (1 for rank 0).
-  [[nodiscard]] std::int64_t product() const noexcept;
+  [[nodiscard]] std::int64_t product() const noexcept {
+    std::int64_t result = 1;
+    for (int i = 0; i < rank_; ++i) result *= values_[i];
+    return result;
+  }
   /// "(2, 3)"; rank 0 prints "()"; negative values print as "?".
   [[nodiscard]] std::string to_string() const;
 
-  friend bool operator==(const Dims& a, const Dims& b) noexcept;
+  // Inline and loop-based: shapes are compared on the VM's per-node path.
+  friend bool operator==(const Dims& a, const Dims& b) noexcept {
+    if (a.rank_ != b.rank_) return false;
+    for (int i = 0; i < a.rank_; ++i) {
+      if (a.values_[i] != b.values_[i]) return false;
+    }
+    return true;
+  }
 
  private:
   std::array<std::int64_t, kMaxRank> values_{};

@@ -15,17 +15,25 @@ enum class DType : std::uint8_t { Bool, Int8, UInt8, Int32, Int64, Float32, Floa
 inline constexpr int kNumDTypes = 7;
 
 /// Bytes per element.
-[[nodiscard]] std::size_t dtype_size(DType dtype) noexcept;
+[[nodiscard]] inline std::size_t dtype_size(DType dtype) noexcept {
+  constexpr std::size_t kSizes[kNumDTypes] = {1, 1, 1, 4, 8, 4, 8};
+  return kSizes[static_cast<int>(dtype)];
+}
 /// Lower-case NumPy spelling: "float32", "int64", "bool", ...
 [[nodiscard]] std::string_view dtype_name(DType dtype) noexcept;
 /// Parses a NumPy spelling; nullopt when unknown.
 [[nodiscard]] std::optional<DType> parse_dtype(std::string_view name) noexcept;
-[[nodiscard]] bool is_floating(DType dtype) noexcept;
+[[nodiscard]] inline bool is_floating(DType dtype) noexcept {
+  return dtype == DType::Float32 || dtype == DType::Float64;
+}
 [[nodiscard]] bool is_integral(DType dtype) noexcept;  // bool excluded
 [[nodiscard]] bool is_signed(DType dtype) noexcept;
 /// NumPy-style promotion of two array dtypes (int8 + uint8 -> int32 here, a documented
 /// simplification: we have no int16).
-[[nodiscard]] DType promote_types(DType a, DType b) noexcept;
+[[nodiscard]] DType promote_different_types(DType a, DType b) noexcept;
+[[nodiscard]] inline DType promote_types(DType a, DType b) noexcept {
+  return a == b ? a : promote_different_types(a, b);
+}
 
 template <class T>
 struct DTypeOf;

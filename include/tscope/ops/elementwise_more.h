@@ -50,8 +50,7 @@ Variable logical_xor(const Operand& a,
                      const std::source_location& location = std::source_location::current());
 Variable logical_not(const Variable& x,
                      const std::source_location& location = std::source_location::current());
-/// logical_not(x).
-Variable operator!(const Variable& x);
+// No operator! on Variables: `!v` must keep meaning "v is undefined" (explicit operator bool).
 
 /// Theano's switch (named switch_ because switch is a keyword): a where `condition` is true,
 /// else b, broadcasting all three. The condition must be bool.

@@ -50,7 +50,6 @@ Variable operator<(const Operand& a, const Operand& b) { return lt(a, b, a.locat
 Variable operator>(const Operand& a, const Operand& b) { return gt(a, b, a.location()); }
 Variable operator<=(const Operand& a, const Operand& b) { return le(a, b, a.location()); }
 Variable operator>=(const Operand& a, const Operand& b) { return ge(a, b, a.location()); }
-Variable operator!(const Variable& x) { return logical_not(x); }
 
 Variable add(const Operand& a, const Operand& b, const std::source_location& location) {
   return elementwise("Add", {a, b}, location);

@@ -46,7 +46,7 @@ ElementwiseDTypes elementwise_dtypes(const ScalarOp& scalar,
                                      const Attrs& attrs) {
   DType promoted = inputs.empty() ? DType::Float32 : inputs[0];
   // switch(cond, a, b): the condition does not take part in promotion.
-  const std::size_t first = (scalar.name == "switch" && inputs.size() == 3) ? 1 : 0;
+  const std::size_t first = (inputs.size() == 3 && scalar.name == "switch") ? 1 : 0;
   promoted = inputs[first];
   for (std::size_t i = first + 1; i < inputs.size(); ++i)
     promoted = promote_types(promoted, inputs[i]);
@@ -112,6 +112,18 @@ std::vector<Type> infer_elementwise(const InferContext& ctx, DTypeSet accepted) 
 }
 
 Dims elementwise_output_shape(const KernelContext& ctx) {
+  // Fast path: every input is a rank-0 scalar or has exactly the shape of the first input of
+  // highest rank; then nothing broadcasts and no axis can disagree.
+  const Tensor* widest = &ctx.input(0);
+  for (int k = 1; k < ctx.num_inputs; ++k) {
+    if (ctx.input(k).rank() > widest->rank()) widest = &ctx.input(k);
+  }
+  bool uniform = true;
+  for (int k = 0; k < ctx.num_inputs && uniform; ++k) {
+    const Tensor& input = ctx.input(k);
+    uniform = input.rank() == 0 || &input == widest || input.shape() == widest->shape();
+  }
+  if (uniform) return widest->shape();
   int rank = 0;
   for (int k = 0; k < ctx.num_inputs; ++k) rank = std::max(rank, ctx.input(k).rank());
   Dims shape = Dims::filled(rank, 1);

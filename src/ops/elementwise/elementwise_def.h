@@ -106,15 +106,28 @@ void elementwise_kernel(KernelContext& ctx) {
   const Dims shape = elementwise_output_shape(ctx);
   const ElementwiseDTypes types = kernel_dtypes<K>(ctx);
   Tensor& out = ctx.allocate_output(0, types.output, shape);
+  std::array<const Tensor*, K> inputs{};
+  bool needs_conversion = false;
+  for (std::size_t k = 0; k < K; ++k) {
+    inputs[k] = &ctx.input(static_cast<int>(k));
+    needs_conversion = needs_conversion || inputs[k]->dtype() != types.compute;
+  }
+  auto run = [&](const std::array<const Tensor*, K>& operands) {
+    visit_elementwise_types<Fn, K>(types, [&](auto output_tag, auto compute_tag) {
+      using O = decltype(output_tag);
+      using C = decltype(compute_tag);
+      run_elementwise_loop<O, C, K>(Fn{}, out, operands);
+    });
+  };
+  if (!needs_conversion) {
+    run(inputs);
+    return;
+  }
+  // Mixed dtypes: convert the odd inputs once (the cold path; no tensors are built otherwise).
   std::array<Tensor, 3> storage;
   const auto all = converted_inputs(ctx, types.compute, storage);
-  std::array<const Tensor*, K> inputs{};
   for (std::size_t k = 0; k < K; ++k) inputs[k] = all[k];
-  visit_elementwise_types<Fn, K>(types, [&](auto output_tag, auto compute_tag) {
-    using O = decltype(output_tag);
-    using C = decltype(compute_tag);
-    run_elementwise_loop<O, C, K>(Fn{}, out, inputs);
-  });
+  run(inputs);
 }
 
 /// The reference kernel: one element at a time through flat-index arithmetic, no fast paths.

@@ -165,7 +165,7 @@ TEST(ElementwiseValues, ComparisonsAndLogicReturnBool) {
                                          logical_and(a > 1.5, a < 2.5),
                                          logical_or(a<1.5, a> 2.5),
                                          logical_xor(a > 1.5, a > 2.5),
-                                         !(a > 1.5)};
+                                         logical_not(a > 1.5)};
   for (const Variable& out : outputs) EXPECT_EQ(out.dtype(), DType::Bool);
   const auto out = run_graph({a, b}, outputs, {va, vb});
   const std::vector<std::vector<double>> expected = {{0, 1, 0}, {1, 0, 1}, {1, 0, 0}, {0, 0, 1},
