@@ -38,6 +38,23 @@ TEST(Function, ResultsHeldByCallerSurviveTheNextCall) {
   EXPECT_EQ(second.to_doubles(), (std::vector<double>{15, 18}));
 }
 
+TEST(Function, KeptBuffersFollowShapeChangesBetweenCalls) {
+  // allow_gc=false keeps each node's output for reuse; a call with other shapes must not reuse a
+  // buffer of the wrong shape, and a scalar operand must not pass for a full-shape input.
+  Variable x = vector(DType::Float32, "x");
+  Variable s = scalar(DType::Float32, "s");
+  FunctionOptions options;
+  options.allow_gc = false;
+  Function f = function({x, s}, {(x + s) * 2.0}, {}, options);
+  for (std::int64_t length : {3, 5, 1, 3}) {
+    std::vector<float> values;
+    for (std::int64_t i = 0; i < length; ++i) values.push_back(static_cast<float>(i));
+    const Tensor out = f({Tensor::from_vector<float>({length}, values), Tensor::scalar(1.0, DType::Float32)})[0];
+    ASSERT_EQ(out.shape(), (Dims{length}));
+    for (std::int64_t i = 0; i < length; ++i) EXPECT_EQ(out.at(i), 2.0 * (static_cast<double>(i) + 1.0));
+  }
+}
+
 TEST(Function, UpdatesApplyAfterTheCall) {
   Variable counter = shared(Tensor::scalar(0.0, DType::Float64), "counter");
   Variable step = scalar(DType::Float64, "step");
