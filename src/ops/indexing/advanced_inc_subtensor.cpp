@@ -26,19 +26,7 @@ std::vector<Type> infer_advanced_inc_subtensor(const InferContext& ctx) {
   const Dims region =
       detail::infer_advanced_dims("AdvancedIncSubtensor", x, detail::decode_entries(ctx.attrs),
                                   ctx.inputs.subspan(kFirstIndexInput));
-  const int lead = region.rank() - y.rank();
-  bool fits = lead >= 0;
-  for (int axis = 0; fits && axis < y.rank(); ++axis) {
-    const std::int64_t value_dim = y.dims[axis];
-    const std::int64_t region_dim = region[lead + axis];
-    fits = value_dim == 1 || value_dim == kUnknownDim || region_dim == kUnknownDim ||
-           value_dim == region_dim;
-  }
-  if (!fits) {
-    throw_error(ErrorKind::ShapeMismatch,
-                "AdvancedIncSubtensor: value {} does not broadcast to the selected region {}",
-                y.to_string(), region.to_string());
-  }
+  detail::check_value_fits_region("AdvancedIncSubtensor", y, region, "region");
   return {x};
 }
 

@@ -33,19 +33,7 @@ std::vector<Type> infer_advanced_inc_subtensor1(const InferContext& ctx) {
   }
   Dims region{indices.dims[0]};
   for (int axis = 1; axis < x.rank(); ++axis) region.push_back(x.dims[axis]);
-  const int lead = region.rank() - y.rank();
-  bool fits = lead >= 0;
-  for (int axis = 0; fits && axis < y.rank(); ++axis) {
-    const std::int64_t value_dim = y.dims[axis];
-    const std::int64_t region_dim = region[lead + axis];
-    fits = value_dim == 1 || value_dim == kUnknownDim || region_dim == kUnknownDim ||
-           value_dim == region_dim;
-  }
-  if (!fits) {
-    throw_error(ErrorKind::ShapeMismatch,
-                "AdvancedIncSubtensor1: value {} does not broadcast to the selected rows {}",
-                y.to_string(), region.to_string());
-  }
+  detail::check_value_fits_region("AdvancedIncSubtensor1", y, region, "rows");
   return {x};
 }
 

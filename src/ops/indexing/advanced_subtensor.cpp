@@ -4,6 +4,7 @@
 #include "advanced_plan.h"
 #include "tscope/graph/op_registry.h"
 #include "tscope/ops/indexing.h"
+#include "tscope/ops/shape.h"
 #include "tscope/ops/registry.h"
 
 namespace tscope::ops {
@@ -37,7 +38,7 @@ std::vector<Variable> pullback_advanced_subtensor(const PullbackContext& ctx) {
   if (!g.defined() || !is_floating(x.dtype())) return grads;
   const IndexList indices = detail::index_list_from(detail::decode_entries(ctx.attrs),
                                                     ctx.inputs.subspan(kFirstIndexInput));
-  grads[0] = advanced_inc_subtensor(detail::zeros_like(x), indices, g);
+  grads[0] = advanced_inc_subtensor(zeros_like(x), indices, g);
   return grads;
 }
 

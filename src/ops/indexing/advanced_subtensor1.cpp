@@ -5,6 +5,7 @@
 #include "index_spec.h"
 #include "tscope/graph/op_registry.h"
 #include "tscope/ops/indexing.h"
+#include "tscope/ops/shape.h"
 #include "tscope/ops/registry.h"
 
 namespace tscope::ops {
@@ -85,7 +86,7 @@ std::vector<Variable> pullback_advanced_subtensor1(const PullbackContext& ctx) {
   const Variable& x = ctx.inputs[0];
   const Variable& g = ctx.output_grads[0];
   if (!g.defined() || !is_floating(x.dtype())) return {Variable(), Variable()};
-  return {advanced_inc_subtensor1(detail::zeros_like(x), ctx.inputs[1], g), Variable()};
+  return {advanced_inc_subtensor1(zeros_like(x), ctx.inputs[1], g), Variable()};
 }
 
 Cost advanced_subtensor1_cost(const CostContext& ctx) {

@@ -19,24 +19,6 @@ constexpr int kFirstIndexInput = 2;
 
 bool is_set(const Attrs& attrs) { return attrs.get_bool("set_instead_of_inc"); }
 
-// Checks y against the region where both dims are known; y may lack leading axes and broadcast
-// along axes of static length 1.
-void check_value_fits_region(const Type& value, const Dims& region, const Type& x) {
-  const int lead = region.rank() - value.rank();
-  bool fits = lead >= 0;
-  for (int axis = 0; fits && axis < value.rank(); ++axis) {
-    const std::int64_t value_dim = value.dims[axis];
-    const std::int64_t region_dim = region[lead + axis];
-    fits = value_dim == 1 || value_dim == kUnknownDim || region_dim == kUnknownDim ||
-           value_dim == region_dim;
-  }
-  if (!fits) {
-    throw_error(ErrorKind::ShapeMismatch,
-                "IncSubtensor: value {} does not broadcast to the selected region {} of {}",
-                value.to_string(), region.to_string(), x.to_string());
-  }
-}
-
 std::vector<Type> infer_inc_subtensor(const InferContext& ctx) {
   const Type& x = ctx.input_type(0);
   const Type& y = ctx.input_type(1);
@@ -48,7 +30,9 @@ std::vector<Type> infer_inc_subtensor(const InferContext& ctx) {
   }
   const auto entries = detail::decode_entries(ctx.attrs);
   detail::check_symbolic_inputs("IncSubtensor", x, entries, ctx.inputs.subspan(kFirstIndexInput));
-  check_value_fits_region(y, detail::infer_basic_dims("IncSubtensor", x.dims, entries), x);
+  detail::check_value_fits_region("IncSubtensor", y,
+                                  detail::infer_basic_dims("IncSubtensor", x.dims, entries),
+                                  "region");
   return {x};
 }
 

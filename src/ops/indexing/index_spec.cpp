@@ -382,8 +382,20 @@ const Type& node_input_type(const KernelContext& ctx, int index) {
   return ctx.node->input(index).type();
 }
 
-Variable zeros_like(const Variable& x) {
-  return second(x, constant(Tensor::scalar(0.0, x.dtype())));
+void check_value_fits_region(std::string_view op_name, const Type& value, const Dims& region,
+                             std::string_view region_name) {
+  const int lead = region.rank() - value.rank();
+  bool fits = lead >= 0;
+  for (int axis = 0; fits && axis < value.rank(); ++axis) {
+    const std::int64_t value_dim = value.dims[axis];
+    const std::int64_t region_dim = region[lead + axis];
+    fits = value_dim == 1 || value_dim == kUnknownDim || region_dim == kUnknownDim ||
+           value_dim == region_dim;
+  }
+  if (!fits) {
+    throw_error(ErrorKind::ShapeMismatch, "{}: value {} does not broadcast to the selected {} {}",
+                op_name, value.to_string(), region_name, region.to_string());
+  }
 }
 
 std::int64_t strided_offset(const Dims& shape, const Dims& strides, std::int64_t flat) {

@@ -116,7 +116,11 @@ Error node_error(const KernelContext& ctx, ErrorKind kind, std::string message);
 const Type& node_input_type(const KernelContext& ctx, int index);
 
 /// Zeros with x's type: second(x, 0).
-Variable zeros_like(const Variable& x);
+/// Static check that `value` broadcasts into `region` (it may lack leading axes and broadcast along
+/// axes of static length 1; unknown dims are checked at run time). Throws ShapeMismatch naming
+/// `op_name`, the value and `region_name` (e.g. "region", "rows").
+void check_value_fits_region(std::string_view op_name, const Type& value, const Dims& region,
+                             std::string_view region_name);
 
 /// Row-major walk over `shape`, calling fn(out_flat, offset_a, offset_b) where the offsets
 /// advance by `strides_a` / `strides_b` (in elements). The fast kernels' loop.

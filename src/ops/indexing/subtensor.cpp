@@ -5,6 +5,7 @@
 #include "index_spec.h"
 #include "tscope/graph/op_registry.h"
 #include "tscope/ops/indexing.h"
+#include "tscope/ops/shape.h"
 #include "tscope/ops/registry.h"
 
 namespace tscope::ops {
@@ -64,7 +65,7 @@ std::vector<Variable> pullback_subtensor(const PullbackContext& ctx) {
   if (!g.defined() || !is_floating(x.dtype())) return grads;
   const IndexList indices = detail::index_list_from(detail::decode_entries(ctx.attrs),
                                                     ctx.inputs.subspan(kFirstIndexInput));
-  grads[0] = inc_subtensor(detail::zeros_like(x), indices, g);
+  grads[0] = inc_subtensor(zeros_like(x), indices, g);
   return grads;
 }
 
