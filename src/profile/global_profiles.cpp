@@ -15,6 +15,7 @@
 #include "tscope/core/error.h"
 #include "tscope/profile/atomic_file.h"
 #include "tscope/profile/json_export.h"
+#include "tscope/profile/min_peak_search.h"
 #include "tscope/profile/report_text.h"
 
 namespace tscope::profile {
@@ -141,7 +142,10 @@ void GlobalProfiles::write() {
   std::lock_guard write_lock(write_mutex_);
   const ProfileOptions settings = options();
   const std::int64_t calls = g_call_count.load(std::memory_order_relaxed);
-  const std::vector<Profile> profiles = printable_profiles();
+  std::vector<Profile> profiles = printable_profiles();
+  if (settings.min_peak_memory) {
+    for (Profile& profile : profiles) add_min_peaks(profile);
+  }
   const TextReportOptions report = report_options(settings);
   const bool json = settings.destination.size() > 5 && settings.destination.ends_with(".json");
   const std::string text =

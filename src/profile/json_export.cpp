@@ -45,6 +45,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompileRecord,
                                                 node_prepare_ns,
                                                 slowest_prepares,
                                                 node_count)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+    MinPeakRecord, searched, exact, peak_bytes, lower_bound_bytes, search_ns, stop_reason)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FunctionRecord,
                                                 name,
                                                 call_count,
@@ -59,7 +61,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FunctionRecord,
                                                 allow_gc,
                                                 clock,
                                                 clock_read_ns,
-                                                overhead_ns_per_node)
+                                                overhead_ns_per_node,
+                                                min_peak)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Profile,
                                                 schema_version,
                                                 title,

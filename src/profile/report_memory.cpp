@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "tscope/profile/memory_model.h"
 
@@ -52,6 +54,51 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   return text + ")";
 }
 
+// The minimum over valid node orders, when searched (profiling.min_peak_memory): the max over
+// functions, with the summed search time, as in the reference.
+void render_min_peak(const Profile& profile, std::string& out) {
+  MinPeakRecord total;
+  std::size_t searched = 0;
+  bool exact = true;
+  std::vector<std::string> reasons;
+  for (const FunctionRecord& function : profile.functions) {
+    const MinPeakRecord& min_peak = function.min_peak;
+    if (!min_peak.searched) continue;
+    ++searched;
+    exact = exact && min_peak.exact;
+    total.peak_bytes = std::max(total.peak_bytes, min_peak.peak_bytes);
+    total.lower_bound_bytes = std::max(total.lower_bound_bytes, min_peak.lower_bound_bytes);
+    total.search_ns += min_peak.search_ns;
+    if (!min_peak.exact &&
+        std::find(reasons.begin(), reasons.end(), min_peak.stop_reason) == reasons.end()) {
+      reasons.push_back(min_peak.stop_reason);
+    }
+  }
+  if (searched == 0) return;
+  const double search_s = static_cast<double>(total.search_ns) * 1e-9;
+  if (exact) {
+    out += fmt::format(
+        "    Minimum peak from all valid apply node order is {}KB (took {:.3f}s to compute) "
+        "[exact]\n",
+        kilobytes(total.peak_bytes), search_s);
+  } else {
+    std::string why;
+    for (const std::string& reason : reasons) why += (why.empty() ? "" : "; ") + reason;
+    out += fmt::format(
+        "    Minimum peak from all valid apply node order is between {}KB and {}KB (took {:.3f}s "
+        "to compute) [bound: {}]\n",
+        kilobytes(total.lower_bound_bytes), kilobytes(total.peak_bytes), search_s, why);
+    out +=
+        "        (upper: the best valid order found; lower: the most bytes one node needs live "
+        "at once)\n";
+  }
+  if (searched < profile.functions.size()) {
+    out +=
+        fmt::format("        ({} of {} functions searched)\n", searched, profile.functions.size());
+  }
+  out += "---\n";
+}
+
 }  // namespace
 
 std::string render_memory_section(const Profile& profile, const MemoryReportOptions& options) {
@@ -85,7 +132,9 @@ std::string render_memory_section(const Profile& profile, const MemoryReportOpti
       kilobytes(peaks.measured_peak_bytes - peaks.executed.peak_bytes));
   out += fmt::format("    Graph inputs and shared values (not in either figure): {}KB\n",
                      kilobytes(peaks.input_bytes));
-  out += "---\n\n";
+  out += "---\n";
+  render_min_peak(profile, out);
+  out += "\n";
 
   struct Row {
     const NodeRecord* node;

@@ -71,6 +71,17 @@ struct CompileRecord {
   std::int64_t node_count = 0;
 };
 
+/// Minimum of the simulated peak (memory_model.h) over every valid node order, searched when
+/// profiling.min_peak_memory is on (min_peak_search.h).
+struct MinPeakRecord {
+  bool searched = false;               ///< false: no search ran (the flag was off)
+  bool exact = false;                  ///< the search finished: peak_bytes is the minimum
+  std::int64_t peak_bytes = 0;         ///< the minimum, or the best valid order found (upper bound)
+  std::int64_t lower_bound_bytes = 0;  ///< no order can do better; equals peak_bytes when exact
+  std::int64_t search_ns = 0;          ///< time the search took
+  std::string stop_reason;             ///< when not exact: why the exact search stopped
+};
+
 struct FunctionRecord {
   std::string name;  ///< the report's "Message"
   std::int64_t call_count = 0;
@@ -89,6 +100,7 @@ struct FunctionRecord {
   std::string clock;          ///< time source of node timings: "rdtsc", "steady_clock", "injected"
   double clock_read_ns = -1;  ///< measured cost of one read; negative: not measured
   double overhead_ns_per_node = -1;  ///< measured profiler cost; negative: not measured
+  MinPeakRecord min_peak;
 };
 
 struct Profile {

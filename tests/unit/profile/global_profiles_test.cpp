@@ -127,6 +127,32 @@ TEST(GlobalProfiles, WritesCostliestFirstThenTheSumToAFile) {
   registry.clear();
 }
 
+TEST(GlobalProfiles, MinPeakFlagSearchesBeforeWriting) {
+  FakeClock clock(1000);
+  Job job = make_job(clock, "searched", 1, 1);
+  profile::GlobalProfiles& registry = profile::GlobalProfiles::instance();
+  const profile::ProfileOptions saved = registry.options();
+  profile::ProfileOptions options = profile::parse_flags(
+      "profile_memory=true,profiling.min_peak_memory=true,profiling.destination=" +
+      temp_path("min_peak.json"));
+  registry.set_options(options);
+  registry.add(job.collector);
+  registry.write();
+  const profile::ProfileDocument document =
+      profile::parse_profile_json(profile::read_file(options.destination), options.destination);
+  ASSERT_EQ(document.profiles.size(), 1u);
+  const profile::MinPeakRecord& min_peak = document.profiles[0].functions[0].min_peak;
+  EXPECT_TRUE(min_peak.searched);
+  EXPECT_TRUE(min_peak.exact);
+  EXPECT_EQ(min_peak.peak_bytes, 2 * 8 * 4);  // exp(x) and its double live together
+  EXPECT_NE(profile::render_text(document.profiles[0], document.report)
+                .find("Minimum peak from all valid apply node order is 0KB"),
+            std::string::npos);
+  std::filesystem::remove(options.destination);
+  registry.clear();
+  registry.set_options(saved);
+}
+
 TEST(AtomicFile, ReplacesTheWholeFile) {
   const std::string path = temp_path("atomic.txt");
   profile::write_file_atomically(path, "a long first version\n");

@@ -11,6 +11,7 @@
 #include "tscope/ops/linalg.h"
 #include "tscope/profile/atomic_file.h"
 #include "tscope/profile/json_export.h"
+#include "tscope/profile/min_peak_search.h"
 #include "tscope/profile/report_text.h"
 
 namespace tscope::cli {
@@ -23,6 +24,7 @@ Action add_profile_command(CLI::App& app) {
     int n_apply = 20;
     bool distribution = false;
     bool io = false;
+    bool min_peak = false;
     std::string json_path;
   };
   auto settings = std::make_shared<Settings>();
@@ -38,6 +40,9 @@ Action add_profile_command(CLI::App& app) {
                     "add min/max time columns to the Apply table");
   command->add_flag("--io", settings->io,
                     "print dtype/shape/strides of every node's inputs and outputs");
+  command->add_flag("--min-peak", settings->min_peak,
+                    "search the minimum memory peak over all valid node orders (1 s budget; "
+                    "also TSCOPE_FLAGS=profiling.min_peak_memory=true)");
   command->add_option("--json", settings->json_path,
                       "also write the profile as JSON (docs/profiler_formats.md) to this file");
   return [command, settings]() {
@@ -49,6 +54,9 @@ Action add_profile_command(CLI::App& app) {
     const models::TrainingRun run = models::train_mlp(config);
     profile::Profile profile = run.train->collector()->snapshot();
     profile.blas = blas_description();
+    if (settings->min_peak || profile::process_flags().min_peak_memory) {
+      profile::add_min_peaks(profile);
+    }
     profile::TextReportOptions report = profile::report_options(profile::process_flags());
     report.n_ops = settings->n_ops;
     report.n_apply = settings->n_apply;
