@@ -140,11 +140,10 @@ void FunctionImpl::bind_inputs(const std::vector<Tensor>& inputs) {
     }
     slots[static_cast<std::size_t>(input_slots_[i])] = value;
   }
-  for (const auto& [slot, leaf] : program_.leaf_slots()) {
-    slots[static_cast<std::size_t>(slot)] =
-        leaf.kind() == VariableKind::Constant ? leaf.constant_value() : leaf.node()->shared->value;
+  for (const auto& [slot, shared] : program_.shared_slots()) {
+    slots[static_cast<std::size_t>(slot)] = shared.node()->shared->value;
     if (!slots[static_cast<std::size_t>(slot)].defined()) {
-      throw_error(ErrorKind::InvalidArgument, "shared variable '{}' has no value", leaf.name());
+      throw_error(ErrorKind::InvalidArgument, "shared variable '{}' has no value", shared.name());
     }
   }
 }
@@ -193,7 +192,10 @@ std::vector<Tensor> FunctionImpl::run_call(const std::vector<Tensor>& inputs) {
   if (profiling) {
     input_bytes_ = 0;
     for (int slot : input_slots_) input_bytes_ += slots[static_cast<std::size_t>(slot)].nbytes();
-    for (const auto& [slot, leaf] : program_.leaf_slots()) {
+    for (const auto& [slot, shared] : program_.shared_slots()) {
+      input_bytes_ += slots[static_cast<std::size_t>(slot)].nbytes();
+    }
+    for (int slot : program_.constant_slots()) {
       input_bytes_ += slots[static_cast<std::size_t>(slot)].nbytes();
     }
     const runtime::ProfileSink sink{counters_.data(), signatures_.data(), &timer};
@@ -212,12 +214,12 @@ std::vector<Tensor> FunctionImpl::run_call(const std::vector<Tensor>& inputs) {
   for (int slot : output_slots_) results.push_back(slots[static_cast<std::size_t>(slot)]);
   for (auto& [storage, slot] : update_slots_)
     storage->value = slots[static_cast<std::size_t>(slot)];
-  // Graph inputs and leaves are the caller's; never keep them alive between calls.
+  // Graph inputs and shared values are the caller's; never keep them alive between calls.
   for (int slot : input_slots_) slots[static_cast<std::size_t>(slot)] = Tensor();
-  for (const auto& [slot, leaf] : program_.leaf_slots())
+  for (const auto& [slot, shared] : program_.shared_slots())
     slots[static_cast<std::size_t>(slot)] = Tensor();
   if (options_.allow_gc) {
-    for (int slot : program_.intermediate_slots()) slots[static_cast<std::size_t>(slot)] = Tensor();
+    for (int slot : program_.slots_held_after_run()) slots[static_cast<std::size_t>(slot)] = Tensor();
   }
   if (profiling) {
     ++call_count_;
@@ -247,7 +249,8 @@ profile::FunctionRecord FunctionImpl::snapshot() const {
     record.overhead_ns_per_node = runtime::Program::measured_overhead_ns_per_node();
   }
   for (int slot : input_slots_) record.input_ids.push_back(slot);
-  for (const auto& [slot, leaf] : program_.leaf_slots()) record.input_ids.push_back(slot);
+  for (const auto& [slot, shared] : program_.shared_slots()) record.input_ids.push_back(slot);
+  for (int slot : program_.constant_slots()) record.input_ids.push_back(slot);
   record.output_ids = kept_slots_;
   const double tick_ns = ns_per_tick();
   auto to_ns = [tick_ns](std::int64_t ticks) {

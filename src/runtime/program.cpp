@@ -32,9 +32,15 @@ Program Program::link(const FunctionGraph& graph,
     return std::pair{it->second, inserted};
   };
   for (const Variable& input : graph.inputs()) assign_slot(input);
+  std::vector<std::pair<int, Variable>> constants;
   for (const Variable& leaf : graph.leaves()) {
     auto [slot, inserted] = assign_slot(leaf);
-    if (inserted) program.leaf_slots_.emplace_back(slot, leaf);
+    if (!inserted) continue;
+    if (leaf.kind() == VariableKind::Constant) {
+      constants.emplace_back(slot, leaf);
+    } else {
+      program.shared_slots_.emplace_back(slot, leaf);
+    }
   }
   std::size_t pointer_count = 0;
   for (ApplyNode* node : order) {
@@ -44,6 +50,10 @@ Program Program::link(const FunctionGraph& graph,
     pointer_count += static_cast<std::size_t>(node->num_inputs() + node->num_outputs());
   }
   program.slots_.resize(program.slot_index_.size());
+  for (const auto& [slot, constant] : constants) {
+    program.slots_[static_cast<std::size_t>(slot)] = constant.constant_value();
+    program.constant_slots_.push_back(slot);
+  }
   program.input_pointers_.reserve(pointer_count);
   program.output_pointers_.reserve(pointer_count);
 
@@ -97,9 +107,12 @@ Program Program::link(const FunctionGraph& graph,
 
   std::vector<std::vector<int>> frees(order.size());
   for (int slot : program.intermediate_slots_) {
-    if (kept.count(slot) != 0) continue;
     const int use = last_use[static_cast<std::size_t>(slot)];
-    if (use >= 0) frees[static_cast<std::size_t>(use)].push_back(slot);
+    if (kept.count(slot) != 0 || use < 0) {
+      program.held_after_run_.push_back(slot);
+    } else {
+      frees[static_cast<std::size_t>(use)].push_back(slot);
+    }
   }
   program.free_begin_.push_back(0);
   for (const auto& list : frees) {

@@ -86,13 +86,18 @@ class Program {
   [[nodiscard]] const std::vector<int>& output_slots(std::size_t index) const {
     return output_slots_[index];
   }
-  /// Constant and shared-variable slots (filled at call start).
-  [[nodiscard]] const std::vector<std::pair<int, Variable>>& leaf_slots() const noexcept {
-    return leaf_slots_;
+  /// Shared-variable slots: filled at call start (a value may be set between calls), emptied at
+  /// call end.
+  [[nodiscard]] const std::vector<std::pair<int, Variable>>& shared_slots() const noexcept {
+    return shared_slots_;
   }
-  /// Slots of Apply outputs (cleared after a call when allow_gc).
-  [[nodiscard]] const std::vector<int>& intermediate_slots() const noexcept {
-    return intermediate_slots_;
+  /// Constant slots: bound once at link time, since a constant's value never changes; rebinding
+  /// them every call cost more than running a small graph.
+  [[nodiscard]] const std::vector<int>& constant_slots() const noexcept { return constant_slots_; }
+  /// Apply-output slots the allow_gc VM does not free during a run: the kept values (outputs,
+  /// update values) and outputs nobody reads. The caller empties them after the call.
+  [[nodiscard]] const std::vector<int>& slots_held_after_run() const noexcept {
+    return held_after_run_;
   }
 
   /// Runs every instruction. kProfile: time each into `sink` (reading the TSC when kTsc, else
@@ -117,8 +122,10 @@ class Program {
   // allow_gc: after instruction i, clear slots free_slots_[free_begin_[i] .. free_begin_[i+1]).
   std::vector<int> free_slots_;
   std::vector<std::int32_t> free_begin_;
-  std::vector<std::pair<int, Variable>> leaf_slots_;
+  std::vector<std::pair<int, Variable>> shared_slots_;
+  std::vector<int> constant_slots_;
   std::vector<int> intermediate_slots_;
+  std::vector<int> held_after_run_;
   bool allow_gc_ = true;
 
   void record_signature(std::size_t index, std::uint64_t signature, const ProfileSink& sink);

@@ -100,14 +100,56 @@ ElementwiseDTypes kernel_dtypes(const KernelContext& ctx) {
   return elementwise_dtypes(*ctx.node->op().scalar, dtypes, *ctx.attrs);
 }
 
-/// Up to this many elements the steady-state path loops directly instead of analysing layouts.
+/// Up to this many elements a node whose operands need no layout analysis loops directly.
 inline constexpr std::int64_t kSmallElementCount = 16;
 
+/// True when every input is rank 0 or contiguous with exactly `shape`, and at least one carries
+/// `shape` (a rank-0 output needs none): the flat index then addresses every operand directly.
+template <std::size_t K>
+bool flat_operands(const std::array<const Tensor*, K>& inputs, const Dims& shape) {
+  bool shape_carried = shape.rank() == 0;
+  for (const Tensor* input : inputs) {
+    if (input->rank() == 0) continue;
+    if (!(input->shape() == shape) || !input->is_contiguous()) return false;
+    shape_carried = true;
+  }
+  return shape_carried;
+}
+
+/// Runs the loop into `out` for inputs already of the computation dtype. Tiny flat operands loop
+/// directly: the general loop's layout analysis would cost more than the arithmetic.
+template <class Fn, std::size_t K>
+void run_loop(const ElementwiseDTypes& types,
+              Tensor& out,
+              const std::array<const Tensor*, K>& inputs) {
+  visit_elementwise_types<Fn, K>(types, [&](auto output_tag, auto compute_tag) {
+    using O = decltype(output_tag);
+    using C = decltype(compute_tag);
+    const std::int64_t count = out.numel();
+    if (count > kSmallElementCount || !flat_operands(inputs, out.shape())) {
+      run_elementwise_loop<O, C, K>(Fn{}, out, inputs);
+      return;
+    }
+    O* out_data = static_cast<O*>(out.raw_data());
+    std::array<const C*, K> data{};
+    std::array<std::int64_t, K> step{};
+    for (std::size_t k = 0; k < K; ++k) {
+      data[k] = static_cast<const C*>(inputs[k]->raw_data());
+      step[k] = inputs[k]->rank() == 0 ? 0 : 1;
+    }
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      for (std::int64_t i = 0; i < count; ++i) {
+        out_data[i] = convert_element<O>(Fn{}(data[I][i * step[I]]...));
+      }
+    }(std::make_index_sequence<K>{});
+  });
+}
+
 /// Steady state of a function called again with unchanged shapes: the output slot still holds
-/// this node's unshared result (only this kernel writes it, always contiguous), every input is a
-/// rank-0 scalar or contiguous with exactly the output's shape, and every input already has the
-/// output dtype. Shape rule, dtype rule and buffer choice are then settled, and the loop runs
-/// directly. Only for ops whose computation dtype is their output dtype. Returns false otherwise.
+/// this node's unshared result (only this kernel writes it, always contiguous), the operands are
+/// flat (flat_operands) and every input already has the output dtype. Shape rule, dtype rule and
+/// buffer choice are then settled, and the loop runs directly. Only for ops whose computation
+/// dtype is their output dtype. Returns false otherwise.
 template <class Fn, std::size_t K>
 bool run_steady_state(KernelContext& ctx) {
   if constexpr (ExplicitOutputDType<Fn>) {
@@ -119,41 +161,13 @@ bool run_steady_state(KernelContext& ctx) {
     }
     Tensor& out = ctx.output(0);
     if (!out.defined() || out.buffer().use_count() != 1) return false;
-    const Dims& shape = out.shape();
-    bool shape_carried = shape.rank() == 0;  // some input must have the output's shape
     std::array<const Tensor*, K> inputs{};
     for (std::size_t k = 0; k < K; ++k) {
-      const Tensor& input = ctx.input(static_cast<int>(k));
-      if (input.dtype() != out.dtype()) return false;
-      if (input.rank() != 0) {
-        if (!(input.shape() == shape) || !input.is_contiguous()) return false;
-        shape_carried = true;
-      }
-      inputs[k] = &input;
+      inputs[k] = &ctx.input(static_cast<int>(k));
+      if (inputs[k]->dtype() != out.dtype()) return false;
     }
-    if (!shape_carried) return false;
-    visit_elementwise_types<Fn, K>({out.dtype(), out.dtype()}, [&](auto output_tag, auto compute_tag) {
-      using O = decltype(output_tag);
-      using C = decltype(compute_tag);
-      const std::int64_t count = out.numel();
-      if (count > kSmallElementCount) {
-        run_elementwise_loop<O, C, K>(Fn{}, out, inputs);
-        return;
-      }
-      // Tiny tensors: the general loop's layout analysis would cost more than the arithmetic.
-      O* out_data = static_cast<O*>(out.raw_data());
-      std::array<const C*, K> data{};
-      std::array<std::int64_t, K> step{};
-      for (std::size_t k = 0; k < K; ++k) {
-        data[k] = static_cast<const C*>(inputs[k]->raw_data());
-        step[k] = inputs[k]->rank() == 0 ? 0 : 1;
-      }
-      [&]<std::size_t... I>(std::index_sequence<I...>) {
-        for (std::int64_t i = 0; i < count; ++i) {
-          out_data[i] = static_cast<O>(Fn{}(data[I][i * step[I]]...));
-        }
-      }(std::make_index_sequence<K>{});
-    });
+    if (!flat_operands(inputs, out.shape())) return false;
+    run_loop<Fn, K>({out.dtype(), out.dtype()}, out, inputs);
     return true;
   }
 }
@@ -171,22 +185,15 @@ void elementwise_kernel(KernelContext& ctx) {
     inputs[k] = &ctx.input(static_cast<int>(k));
     needs_conversion = needs_conversion || inputs[k]->dtype() != types.compute;
   }
-  auto run = [&](const std::array<const Tensor*, K>& operands) {
-    visit_elementwise_types<Fn, K>(types, [&](auto output_tag, auto compute_tag) {
-      using O = decltype(output_tag);
-      using C = decltype(compute_tag);
-      run_elementwise_loop<O, C, K>(Fn{}, out, operands);
-    });
-  };
   if (!needs_conversion) {
-    run(inputs);
+    run_loop<Fn, K>(types, out, inputs);
     return;
   }
   // Mixed dtypes: convert the odd inputs once (the cold path; no tensors are built otherwise).
   std::array<Tensor, 3> storage;
   const auto all = converted_inputs(ctx, types.compute, storage);
   for (std::size_t k = 0; k < K; ++k) inputs[k] = all[k];
-  run(inputs);
+  run_loop<Fn, K>(types, out, inputs);
 }
 
 /// The reference kernel: one element at a time through flat-index arithmetic, no fast paths.
