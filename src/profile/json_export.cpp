@@ -37,6 +37,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeRecord,
                                                 output_ids,
                                                 signatures)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PrepareRecord, apply_name, duration_ns)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RewriteRecord, name, duration_ns, applied_count)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompileRecord,
                                                 total_ns,
                                                 rewrite_ns,
@@ -44,7 +45,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompileRecord,
                                                 link_ns,
                                                 node_prepare_ns,
                                                 slowest_prepares,
-                                                node_count)
+                                                node_count,
+                                                rewrites,
+                                                nodes_before_rewrite,
+                                                nodes_after_rewrite)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
     MinPeakRecord, searched, exact, peak_bytes, lower_bound_bytes, search_ns, stop_reason)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FunctionRecord,
@@ -81,7 +85,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextReportOptions,
                                                 show_distribution,
                                                 show_memory,
                                                 min_memory_size,
-                                                show_tips)
+                                                show_tips,
+                                                show_optimizer)
 
 namespace {
 constexpr std::string_view kFormat = "tscope-profile";

@@ -314,6 +314,7 @@ TextReportOptions report_options(const ProfileOptions& options) {
   report.show_io = options.profile_memory;
   report.show_memory = options.profile_memory;
   report.min_memory_size = options.min_memory_size;
+  report.show_optimizer = options.profile_optimizer;
   return report;
 }
 
@@ -328,6 +329,7 @@ std::string render_text(const Profile& profile, const TextReportOptions& options
     out += render_memory_section(
         profile, {.n_apply = options.n_apply, .min_memory_size = options.min_memory_size});
   }
+  if (options.show_optimizer) out += render_optimizer_section(profile);
   if (options.show_tips) out += render_tips(profile);
   return out;
 }

@@ -97,6 +97,12 @@ void FunctionImpl::compile(const std::vector<Variable>& inputs,
   rewrite::RewriteReport rewrite_report = rewrite::run_default_pipeline(graph_, timer);
   compile_record_.rewrite_ns = timer.now_ns() - rewrite_start_ns;
   compile_record_.validate_ns = rewrite_report.validate_ns;
+  // Plain copies: the profile layer depends on core only and never sees rewrite types.
+  for (const rewrite::RuleReport& rule : rewrite_report.rules) {
+    compile_record_.rewrites.push_back({rule.name, rule.duration_ns, rule.changes});
+  }
+  compile_record_.nodes_before_rewrite = rewrite_report.nodes_before;
+  compile_record_.nodes_after_rewrite = rewrite_report.nodes_after;
 
   program_ = runtime::Program::link(
       graph_, graph_.outputs(),

@@ -61,6 +61,13 @@ struct PrepareRecord {
   std::int64_t duration_ns = 0;
 };
 
+/// One rewrite of the pipeline as it ran when the function was compiled (profile_optimizer).
+struct RewriteRecord {
+  std::string name;  ///< "merge_duplicate_nodes", "use_blas_products", ...
+  std::int64_t duration_ns = 0;
+  std::int64_t applied_count = 0;  ///< changes it made: nodes merged or replaced
+};
+
 struct CompileRecord {
   std::int64_t total_ns = 0;
   std::int64_t rewrite_ns = 0;
@@ -69,6 +76,9 @@ struct CompileRecord {
   std::int64_t node_prepare_ns = 0;             ///< part of link_ns
   std::vector<PrepareRecord> slowest_prepares;  ///< at most 5, slowest first
   std::int64_t node_count = 0;
+  std::vector<RewriteRecord> rewrites;  ///< in pipeline order; validate_ns covers them all
+  std::int64_t nodes_before_rewrite = 0;
+  std::int64_t nodes_after_rewrite = 0;
 };
 
 /// Minimum of the simulated peak (memory_model.h) over every valid node order, searched when

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// The text report, in the layout of Theano's ProfileStats.summary: Function, Globals, Class, Ops,
-/// Apply, Memory and Tips sections. A pure function of the Profile, so a profile read back from
-/// JSON renders byte for byte as the live one.
+/// Apply, Memory, Optimizer and Tips sections. A pure function of the Profile, so a profile read
+/// back from JSON renders byte for byte as the live one.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +21,7 @@ struct TextReportOptions {
   bool show_memory = false;             ///< the Memory Profile section (profile_memory)
   std::int64_t min_memory_size = 1024;  ///< memory list cut-off in bytes
   bool show_tips = true;
+  bool show_optimizer = false;  ///< the Optimizer Profile section (profile_optimizer)
 };
 
 /// The report options the flags ask for (io lines and memory section with profile_memory).
@@ -28,6 +29,10 @@ struct TextReportOptions {
 
 [[nodiscard]] std::string render_text(const Profile& profile,
                                       const TextReportOptions& options = {});
+
+/// The "Optimizer Profile" section: time and applications of each rewrite, summed over the
+/// profile's functions.
+[[nodiscard]] std::string render_optimizer_section(const Profile& profile);
 
 /// Several profiles as printed at exit: each in turn, then, when there are several, their sum.
 [[nodiscard]] std::string render_profiles(const std::vector<Profile>& profiles,

@@ -25,6 +25,7 @@ Action add_profile_command(CLI::App& app) {
     bool distribution = false;
     bool io = false;
     bool min_peak = false;
+    bool optimizer = false;
     std::string json_path;
   };
   auto settings = std::make_shared<Settings>();
@@ -40,6 +41,9 @@ Action add_profile_command(CLI::App& app) {
                     "add min/max time columns to the Apply table");
   command->add_flag("--io", settings->io,
                     "print dtype/shape/strides of every node's inputs and outputs");
+  command->add_flag("--optimizer", settings->optimizer,
+                    "print the Optimizer Profile: time and applications of each rewrite (also "
+                    "TSCOPE_FLAGS=profile_optimizer=true)");
   command->add_flag("--min-peak", settings->min_peak,
                     "search the minimum memory peak over all valid node orders (1 s budget; "
                     "also TSCOPE_FLAGS=profiling.min_peak_memory=true)");
@@ -63,6 +67,7 @@ Action add_profile_command(CLI::App& app) {
     report.show_io = settings->io;
     report.show_distribution = settings->distribution;
     report.show_memory = true;
+    report.show_optimizer = report.show_optimizer || settings->optimizer;
     std::cout << profile::render_text(profile, report);
     if (!settings->json_path.empty()) {
       profile::write_file_atomically(settings->json_path, profile::to_json_text({profile}, report));

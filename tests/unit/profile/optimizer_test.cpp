@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Optimizer Profile: per-rewrite figures copied from the rewrite pipeline into the compile
+// record, the section's layout, its flag, and the JSON round trip.
+#include "support/test_util.h"
+#include "tscope/profile/json_export.h"
+
+namespace tscope {
+namespace {
+
+// exp(x) twice (merged into one) and dot(x, w) + b (Dot -> Dot22 -> Gemm: two changes).
+profile::Profile rewritten_profile(FakeClock& clock) {
+  Variable x = matrix(DType::Float32, "x");
+  Variable w = matrix(DType::Float32, "w");
+  Variable b = vector(DType::Float32, "b");
+  FunctionOptions options;
+  options.profile = true;
+  options.clock = &clock;
+  options.name = "rewritten";
+  Function f = function({x, w, b}, {exp(x) + exp(x), dot(x, w) + b}, {}, options);
+  (void)f({Tensor::zeros(DType::Float32, {2, 3}), Tensor::zeros(DType::Float32, {3, 4}),
+           Tensor::zeros(DType::Float32, {4})});
+  profile::Profile profile = f.collector()->snapshot();
+  profile.grad_ns = 0;
+  profile.since_load_ns = 0;
+  return profile;
+}
+
+TEST(OptimizerProfile, CompileRecordCarriesEveryRewrite) {
+  FakeClock clock(1000);
+  const profile::CompileRecord compile = rewritten_profile(clock).functions[0].compile;
+  ASSERT_EQ(compile.rewrites.size(), 2u);
+  EXPECT_EQ(compile.rewrites[0].name, "merge_duplicate_nodes");
+  EXPECT_EQ(compile.rewrites[0].applied_count, 1);
+  EXPECT_EQ(compile.rewrites[1].name, "use_blas_products");
+  EXPECT_EQ(compile.rewrites[1].applied_count, 2);
+  // The fake clock advances 1000 ns per read; each rule is timed by two reads.
+  EXPECT_EQ(compile.rewrites[0].duration_ns, 1000);
+  EXPECT_EQ(compile.rewrites[1].duration_ns, 1000);
+  // exp, exp, add, dot, add -> exp, add, gemm (the dot and its add become one node).
+  EXPECT_EQ(compile.nodes_before_rewrite, 5);
+  EXPECT_EQ(compile.nodes_after_rewrite, 3);
+  EXPECT_GT(compile.validate_ns, 0);
+}
+
+TEST(OptimizerProfile, SectionListsRewritesCostliestFirst) {
+  profile::Profile profile;
+  profile::FunctionRecord function;
+  function.compile.rewrite_ns = 10'000;
+  function.compile.validate_ns = 2'000;
+  function.compile.nodes_before_rewrite = 12;
+  function.compile.nodes_after_rewrite = 9;
+  function.compile.rewrites = {{"merge_duplicate_nodes", 2'000, 0}, {"use_blas_products", 6'000, 3}};
+  profile.functions = {function, function};
+  EXPECT_EQ(profile::render_optimizer_section(profile),
+            "Optimizer Profile\n"
+            "-----------------\n"
+            "  Rewrite pipeline time 2.000e-05s for 24/18 nodes before/after rewriting "
+            "(2 functions)\n"
+            "      4.000e-06s for validation (the verifier, once after all rewrites)\n"
+            "       <time> <% of rewriting> <#applied> <rewrite>\n"
+            "   1.200e-05s            60.0%          6 use_blas_products\n"
+            "   4.000e-06s            20.0%          0 merge_duplicate_nodes\n"
+            "  Rewrites that never applied: merge_duplicate_nodes\n"
+            "\n");
+  profile.functions = {profile::FunctionRecord{}};
+  EXPECT_EQ(profile::render_optimizer_section(profile),
+            "Optimizer Profile\n-----------------\n  No rewrite was recorded.\n\n");
+}
+
+TEST(OptimizerProfile, PrintedOnlyWithTheFlagAndBeforeTheTips) {
+  FakeClock clock(1000);
+  const profile::Profile profile = rewritten_profile(clock);
+  EXPECT_EQ(profile::render_text(profile).find("Optimizer Profile"), std::string::npos);
+  const profile::TextReportOptions options =
+      profile::report_options(profile::parse_flags("profile_optimizer=true"));
+  EXPECT_TRUE(options.show_optimizer);
+  const std::string text = profile::render_text(profile, options);
+  const std::size_t section = text.find("Optimizer Profile\n-----------------\n");
+  ASSERT_NE(section, std::string::npos) << text;
+  EXPECT_LT(section, text.find("Here are tips"));
+  EXPECT_NE(text.find("          1 merge_duplicate_nodes\n", section), std::string::npos) << text;
+  EXPECT_NE(text.find("          2 use_blas_products\n", section), std::string::npos) << text;
+}
+
+TEST(OptimizerProfile, JsonRoundTripKeepsTheSection) {
+  FakeClock clock(1000);
+  const profile::Profile profile = rewritten_profile(clock);
+  profile::TextReportOptions options;
+  options.show_optimizer = true;
+  const profile::ProfileDocument document =
+      profile::parse_profile_json(profile::to_json_text({profile}, options), "optimizer");
+  EXPECT_TRUE(document.report.show_optimizer);
+  ASSERT_EQ(document.profiles.size(), 1u);
+  EXPECT_EQ(document.profiles[0].functions[0].compile.rewrites.size(), 2u);
+  EXPECT_EQ(profile::render_text(document.profiles[0], document.report),
+            profile::render_text(profile, options));
+}
+
+}  // namespace
+}  // namespace tscope
