@@ -33,6 +33,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeRecord,
                                                 op_kind,
                                                 elementwise,
                                                 fast_impl_available,
+                                                copied_input_count,
+                                                copied_input_bytes,
                                                 input_ids,
                                                 output_ids,
                                                 signatures)

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "program.h"
+#include "tscope/ops/linalg.h"
 #include "tscope/profile/global_profiles.h"
 #include "tscope/profile/tick_clock.h"
 #include "tscope/rewrite/pipeline.h"
@@ -35,6 +36,7 @@ class FunctionImpl final : public profile::ProfileSource {
   void bind_inputs(const std::vector<Tensor>& inputs);
   std::vector<Tensor> run_call(const std::vector<Tensor>& inputs);
   void forget_first_call();
+  [[nodiscard]] std::vector<BlasCopyStats> blas_copies_now() const;
   Clock& clock() const { return options_.clock != nullptr ? *options_.clock : steady_clock(); }
   // Node timings read the TSC only when no clock was injected and the measurement chose it.
   bool use_tsc() const {
@@ -52,6 +54,8 @@ class FunctionImpl final : public profile::ProfileSource {
   // Profiling state: sized at link time, written by the VM.
   std::vector<runtime::NodeCounters> counters_;
   std::vector<runtime::NodeSignatures> signatures_;
+  // BLAS input copies per node counted before the timed calls (blas_copy_stats_for_node()).
+  std::vector<BlasCopyStats> copies_before_;
   std::vector<std::int64_t> kept_slots_;
   std::int64_t input_bytes_ = 0;
   bool first_call_pending_ = true;
@@ -120,6 +124,7 @@ void FunctionImpl::compile(const std::vector<Variable>& inputs,
   }
   counters_.assign(program_.instruction_count(), runtime::NodeCounters{});
   signatures_.assign(program_.instruction_count(), runtime::NodeSignatures{});
+  copies_before_ = blas_copies_now();
   for (const Variable& kept : graph_.outputs()) kept_slots_.push_back(program_.slot_of(kept));
   compile_record_.total_ns = timer.now_ns() - start_ns;
 }
@@ -181,6 +186,16 @@ void FunctionImpl::forget_first_call() {
   call_count_ = 0;
   call_ns_ = 0;
   vm_ns_ = 0;
+  copies_before_ = blas_copies_now();
+}
+
+std::vector<BlasCopyStats> FunctionImpl::blas_copies_now() const {
+  std::vector<BlasCopyStats> copies;
+  copies.reserve(program_.instruction_count());
+  for (std::size_t index = 0; index < program_.instruction_count(); ++index) {
+    copies.push_back(blas_copy_stats_for_node(program_.node(index)->id()));
+  }
+  return copies;
 }
 
 std::vector<Tensor> FunctionImpl::run_call(const std::vector<Tensor>& inputs) {
@@ -279,6 +294,9 @@ profile::FunctionRecord FunctionImpl::snapshot() const {
     out.total_ns = to_ns(counter.total_ticks);
     out.min_ns = counter.call_count > 0 ? to_ns(counter.min_ticks) : 0;
     out.max_ns = to_ns(counter.max_ticks);
+    const BlasCopyStats copies = blas_copy_stats_for_node(node->id());
+    out.copied_input_count = copies.copies - copies_before_[index].copies;
+    out.copied_input_bytes = copies.bytes - copies_before_[index].bytes;
     out.source_site = node->provenance().site.short_string();
     out.user_op = node->provenance().user_op;
     for (int slot : program_.input_slots(index)) out.input_ids.push_back(slot);

@@ -48,6 +48,10 @@ struct NodeRecord {
   std::string op_kind;      ///< registry name of the op: "Exp", "Dot"
   bool elementwise = false;
   bool fast_impl_available = false;  ///< the op has a fast kernel (even if `impl` is not it)
+  /// Inputs a BLAS kernel copied to a contiguous buffer because their strides fit no BLAS layout,
+  /// over the timed calls: number of copies and bytes copied.
+  std::int64_t copied_input_count = 0;
+  std::int64_t copied_input_bytes = 0;
   /// Variables (ids local to the function) read and written by the node: the graph structure
   /// the memory simulation and the tips need.
   std::vector<std::int64_t> input_ids;

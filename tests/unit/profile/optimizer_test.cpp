@@ -49,7 +49,8 @@ TEST(OptimizerProfile, SectionListsRewritesCostliestFirst) {
   function.compile.validate_ns = 2'000;
   function.compile.nodes_before_rewrite = 12;
   function.compile.nodes_after_rewrite = 9;
-  function.compile.rewrites = {{"merge_duplicate_nodes", 2'000, 0}, {"use_blas_products", 6'000, 3}};
+  function.compile.rewrites = {{"merge_duplicate_nodes", 2'000, 0},
+                               {"use_blas_products", 6'000, 3}};
   profile.functions = {function, function};
   EXPECT_EQ(profile::render_optimizer_section(profile),
             "Optimizer Profile\n"

@@ -2,6 +2,7 @@
 // The VM's recording path: signatures, ignore_first_call, clock selection, overhead measurement.
 #include "support/test_util.h"
 #include "tscope/profile/tick_clock.h"
+#include "tscope/profile/tips.h"
 
 namespace tscope {
 namespace {
@@ -44,6 +45,34 @@ TEST(Recording, NonContiguousInputIsItsOwnSignature) {
   ASSERT_EQ(node.signatures.size(), 2u);
   EXPECT_TRUE(node.signatures[0].inputs[0].contiguous);
   EXPECT_FALSE(node.signatures[1].inputs[0].contiguous);
+}
+
+TEST(Recording, BlasInputCopiesAreCountedPerNodeOverTimedCalls) {
+  FakeClock clock(1000);
+  Variable x = matrix(DType::Float32, "x");
+  Variable y = matrix(DType::Float32, "y");
+  FunctionOptions options;
+  options.profile = true;
+  options.clock = &clock;
+  options.ignore_first_call = true;
+  Function f = function({x, y}, {dot22(x, y)}, {}, options);
+  const Tensor vx = testing::random_tensor(DType::Float32, {4, 6}, 1);
+  const Tensor vy = testing::random_tensor(DType::Float32, {6, 3}, 2);
+  const Tensor strided = testing::non_contiguous_copy(vx);
+  (void)f({strided, vy});  // dropped with the first call's timings
+  EXPECT_EQ(f.profile_record().nodes[0].copied_input_count, 0);
+  (void)f({vx, vy});
+  EXPECT_EQ(f.profile_record().nodes[0].copied_input_count, 0);
+  (void)f({strided, vy});
+  (void)f({strided, vy});
+  const profile::NodeRecord node = f.profile_record().nodes[0];
+  EXPECT_EQ(node.call_count, 3);
+  EXPECT_EQ(node.copied_input_count, 2);
+  EXPECT_EQ(node.copied_input_bytes, 2 * 4 * 6 * 4);
+  const std::vector<profile::Tip> tips = profile::collect_tips(f.collector()->snapshot());
+  EXPECT_TRUE(std::any_of(tips.begin(), tips.end(), [](const profile::Tip& tip) {
+    return tip.rule == "blas_input_copy" && tip.text.find("recording_test.cpp:") != std::string::npos;
+  }));
 }
 
 TEST(Recording, IgnoreFirstCallDropsOnlyTheFirstCallsTimings) {
