@@ -13,3 +13,10 @@ endif()
 if(TSCOPE_BUILD_BENCHMARKS)
   find_package(benchmark REQUIRED)
 endif()
+# oneDNN (libdnnl-dev) ships no .pc file, and its CMake package insists on finding OpenCL, which
+# only a recommended package provides; find the header and library directly instead.
+find_path(TSCOPE_DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp REQUIRED)
+find_library(TSCOPE_DNNL_LIBRARY dnnl REQUIRED)
+add_library(tscope_dnnl INTERFACE IMPORTED)
+target_include_directories(tscope_dnnl SYSTEM INTERFACE ${TSCOPE_DNNL_INCLUDE_DIR})
+target_link_libraries(tscope_dnnl INTERFACE ${TSCOPE_DNNL_LIBRARY})

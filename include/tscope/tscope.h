@@ -7,6 +7,7 @@
 #include "tscope/grad/grad.h"
 #include "tscope/graph/constructors.h"
 #include "tscope/graph/function_graph.h"
+#include "tscope/ops/conv.h"
 #include "tscope/ops/elementwise.h"
 #include "tscope/ops/elementwise_more.h"
 #include "tscope/ops/indexing.h"

@@ -6,6 +6,7 @@
 
 namespace tscope {
 namespace ops {
+void register_conv_ops(OpRegistry& registry);
 void register_elementwise_ops(OpRegistry& registry);
 void register_indexing_ops(OpRegistry& registry);
 void register_linalg_ops(OpRegistry& registry);
@@ -18,6 +19,7 @@ void register_shape_ops(OpRegistry& registry);
 const OpRegistry& op_registry() {
   static const OpRegistry registry = [] {
     OpRegistry built;
+    ops::register_conv_ops(built);
     ops::register_elementwise_ops(built);
     ops::register_indexing_ops(built);
     ops::register_linalg_ops(built);

@@ -4,6 +4,7 @@
 /// printed name). An empty field means the capability is absent. The registry (op_registry.h)
 /// holds one OpDef per op; Apply nodes point at it.
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -32,6 +33,15 @@ struct InferContext {
 };
 using InferFn = std::vector<Type> (*)(const InferContext&);
 
+/// What a kernel keeps between calls of one instruction, such as a library primitive prepared for
+/// the shapes it last saw. Kernels derive from it and rebuild it when the shapes change.
+struct KernelState {
+  KernelState() = default;
+  KernelState(const KernelState&) = delete;
+  KernelState& operator=(const KernelState&) = delete;
+  virtual ~KernelState() = default;
+};
+
 /// What a kernel sees. Built once per instruction at link time; the VM only calls the kernel.
 struct KernelContext {
   const ApplyNode* node = nullptr;
@@ -41,6 +51,9 @@ struct KernelContext {
   int num_inputs = 0;
   int num_outputs = 0;
   Allocator* allocator = nullptr;
+  /// Empty until the kernel stores something; one per instruction, so a node's prepared state is
+  /// never shared with another node.
+  std::shared_ptr<KernelState> state;
 
   [[nodiscard]] const Tensor& input(int index) const { return *inputs[index]; }
   [[nodiscard]] Tensor& output(int index) const { return *outputs[index]; }

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+// The oneDNN path of Conv, ConvGradI and ConvGradW. The primitive for a node is built on its first
+// call and kept in the instruction's KernelState until the shapes change.
+#pragma once
+#include "dnnl_accepts.h"
+#include "conv_geometry.h"
+#include "tscope/core/tensor.h"
+#include "tscope/graph/op_def.h"
+
+namespace tscope::ops::detail {
+
+enum class ConvDirection {
+  Forward,          ///< y = conv(x, w)
+  BackwardData,     ///< x = gradient w.r.t. the input, from w and y = dy
+  BackwardWeights,  ///< w = gradient w.r.t. the weights, from x and y = dy
+};
+
+/// Computes the direction's result into its (already allocated) tensor among contiguous float32
+/// `x`, `w`, `y`. Returns false when oneDNN has no implementation for these shapes; the caller
+/// then runs the reference kernel.
+[[nodiscard]] bool run_conv_dnnl(KernelContext& ctx, ConvDirection direction,
+                                 const ConvGeometry& geometry, const Tensor& x, const Tensor& w,
+                                 const Tensor& y);
+
+}  // namespace tscope::ops::detail

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "dnnl_util.h"
+
+#include "tscope/core/error.h"
+
+namespace tscope::ops::detail {
+namespace {
+// oneDNN streams are cheap handles over the engine's thread pool; CPU execution is synchronous,
+// so one stream serves every kernel. Its creation is guarded by the static initialiser.
+dnnl::stream& shared_stream() {
+  static dnnl::stream stream(dnnl_engine());
+  return stream;
+}
+}  // namespace
+
+const dnnl::engine& dnnl_engine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+dnnl::memory::desc dnnl_plain_desc(const Dims& shape) {
+  const dnnl::memory::dims dims(shape.begin(), shape.end());
+  const Dims strides = contiguous_strides(shape);
+  const dnnl::memory::dims plain(strides.begin(), strides.end());
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, plain);
+}
+
+dnnl::memory::dims dnnl_spatial(const Spatial& values, int rank, std::int64_t offset) {
+  dnnl::memory::dims dims;
+  for (int axis = 0; axis < rank; ++axis) {
+    dims.push_back(values[static_cast<std::size_t>(axis)] - offset);
+  }
+  return dims;
+}
+
+dnnl::memory dnnl_unbound_memory(const dnnl::memory::desc& desc) {
+  return dnnl::memory(desc, dnnl_engine(), DNNL_MEMORY_NONE);
+}
+
+void dnnl_bind(DnnlCall& call, int arg, const void* data) {
+  // oneDNN only reads through source handles; its API takes them as void*.
+  call.args.at(arg).set_data_handle(const_cast<void*>(data));
+}
+
+void dnnl_execute(const DnnlCall& call) {
+  try {
+    call.primitive.execute(shared_stream(), call.args);
+    shared_stream().wait();
+  } catch (const dnnl::error& error) {
+    throw Error(ErrorKind::Internal, fmt::format("oneDNN failed to execute: {}", error.what()));
+  }
+}
+
+bool is_unimplemented(const dnnl::error& error, std::string_view what) {
+  if (error.status == dnnl_unimplemented) return true;
+  throw Error(ErrorKind::Internal, fmt::format("oneDNN rejected {}: {}", what, error.what()));
+}
+
+bool inputs_are_float32(std::span<const Variable> inputs, std::initializer_list<int> indices) {
+  for (int index : indices) {
+    if (inputs[static_cast<std::size_t>(index)].dtype() != DType::Float32) return false;
+  }
+  return true;
+}
+
+}  // namespace tscope::ops::detail

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+// What every oneDNN kernel shares: one CPU engine and one stream for the process, plain (dense
+// row-major) memory descriptors, and the conversion of oneDNN's errors. Kernels describe their
+// tensors in the layout they already have (nchw / ncdhw / oihw / goihw), so oneDNN never reorders
+// behind the profile's back: the time of a node is the time of its primitive.
+#pragma once
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "tscope/core/dims.h"
+#include "tscope/graph/variable.h"
+#include "dnnl_accepts.h"
+#include "window.h"
+
+namespace tscope::ops::detail {
+
+/// The shared CPU engine (created on first use; thread-safe initialisation).
+[[nodiscard]] const dnnl::engine& dnnl_engine();
+
+/// A dense row-major float32 descriptor of `shape`.
+[[nodiscard]] dnnl::memory::desc dnnl_plain_desc(const Dims& shape);
+
+/// The first `rank` entries of `values`, each minus `offset` (oneDNN counts dilation from 0).
+[[nodiscard]] dnnl::memory::dims dnnl_spatial(const Spatial& values, int rank,
+                                              std::int64_t offset = 0);
+
+/// A memory object over `desc` whose data pointer is set per call (set_data_handle).
+[[nodiscard]] dnnl::memory dnnl_unbound_memory(const dnnl::memory::desc& desc);
+
+/// A primitive with its arguments (memory handles whose data pointers are set before each call),
+/// prepared for one set of shapes.
+struct DnnlCall {
+  dnnl::primitive primitive;
+  std::unordered_map<int, dnnl::memory> args;
+  /// The implementation oneDNN chose ("gemm:jit", "jit:avx2", ...), for docs and debugging.
+  std::string impl;
+};
+
+/// Points argument `arg` of `call` at `data` (which must hold the argument's elements).
+void dnnl_bind(DnnlCall& call, int arg, const void* data);
+
+/// Runs `call` on the shared stream and waits.
+void dnnl_execute(const DnnlCall& call);
+
+/// True when oneDNN reports that it has no implementation for a descriptor (the caller then runs
+/// its reference kernel); other oneDNN errors become ErrorKind::Internal naming `what`.
+[[nodiscard]] bool is_unimplemented(const dnnl::error& error, std::string_view what);
+
+}  // namespace tscope::ops::detail
