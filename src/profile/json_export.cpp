@@ -11,7 +11,8 @@ namespace tscope::profile {
 // a reader of schema N accepts files of schema N written by older builds that lacked a field.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
     TensorRecord, dtype, shape, strides_bytes, contiguous)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SignatureRecord, inputs, outputs, call_count)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+    SignatureRecord, inputs, outputs, call_count, timed_call_count, total_ns)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeRecord,
                                                 topo_index,
                                                 apply_name,
@@ -88,7 +89,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextReportOptions,
                                                 show_memory,
                                                 min_memory_size,
                                                 show_tips,
-                                                show_optimizer)
+                                                show_optimizer,
+                                                show_signatures)
 
 namespace {
 constexpr std::string_view kFormat = "tscope-profile";

@@ -325,6 +325,7 @@ std::string render_text(const Profile& profile, const TextReportOptions& options
   render_group_table(profile, /*by_class=*/true, options, out);
   render_group_table(profile, /*by_class=*/false, options, out);
   render_apply_table(profile, options, out);
+  out += render_signature_section(profile, options, options.show_signatures);
   if (options.show_memory) {
     out += render_memory_section(
         profile, {.n_apply = options.n_apply, .min_memory_size = options.min_memory_size});

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "program.h"
 #include "tscope/ops/linalg.h"
 #include "tscope/profile/global_profiles.h"
@@ -176,12 +178,19 @@ std::vector<Tensor> FunctionImpl::call(const std::vector<Tensor>& inputs) {
 }
 
 void FunctionImpl::forget_first_call() {
-  // Signatures and compile figures stay: they describe the graph, not the warm-up's timing.
+  // Signatures (and their call counts) and compile figures stay: they describe the graph, not the
+  // warm-up's timing; the signatures' times and timed calls restart with the node counters.
   for (runtime::NodeCounters& counter : counters_) {
     counter.call_count = 0;
     counter.total_ticks = 0;
     counter.min_ticks = std::numeric_limits<std::int64_t>::max();
     counter.max_ticks = 0;
+  }
+  for (runtime::NodeSignatures& known : signatures_) {
+    std::fill(known.ticks.begin(), known.ticks.end(), 0);
+    std::fill(known.timed_calls.begin(), known.timed_calls.end(), 0);
+    known.run_start_ticks = 0;
+    known.run_start_calls = 0;
   }
   call_count_ = 0;
   call_ns_ = 0;
@@ -301,12 +310,23 @@ profile::FunctionRecord FunctionImpl::snapshot() const {
     out.user_op = node->provenance().user_op;
     for (int slot : program_.input_slots(index)) out.input_ids.push_back(slot);
     for (int slot : program_.output_slots(index)) out.output_ids.push_back(slot);
-    out.signatures = signatures_[index].records;
+    const runtime::NodeSignatures& known = signatures_[index];
+    out.signatures = known.records;
+    std::vector<std::int64_t> signature_ticks = known.ticks;
+    for (std::size_t k = 0; k < out.signatures.size(); ++k) {
+      out.signatures[k].timed_call_count = known.timed_calls[k];
+    }
     if (counter.signature_index >= 0) {
       const auto last = static_cast<std::size_t>(counter.signature_index);
       out.signatures[last].call_count += counter.signature_run;
+      // The current signature's run is still open: its share is what the counters added since.
+      signature_ticks[last] += counter.total_ticks - known.run_start_ticks;
+      out.signatures[last].timed_call_count += counter.call_count - known.run_start_calls;
       out.inputs = out.signatures[last].inputs;
       out.outputs = out.signatures[last].outputs;
+    }
+    for (std::size_t k = 0; k < out.signatures.size(); ++k) {
+      out.signatures[k].total_ns = to_ns(signature_ticks[k]);
     }
     for (int i = 0; i < node->num_outputs(); ++i) {
       std::int64_t aliased_input = -1;

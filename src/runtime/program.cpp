@@ -163,13 +163,20 @@ profile::TensorRecord tensor_record(const Tensor& value) {
 
 void Program::record_signature(std::size_t index,
                                std::uint64_t signature,
+                               std::int64_t duration,
                                const ProfileSink& sink) {
   NodeCounters& counter = sink.counters[index];
   NodeSignatures& known = sink.signatures[index];
+  const std::int64_t ticks_before = counter.total_ticks - duration;
+  const std::int64_t calls_before = counter.call_count - 1;
   if (counter.signature_index >= 0) {
-    known.records[static_cast<std::size_t>(counter.signature_index)].call_count +=
-        counter.signature_run;
+    const auto previous = static_cast<std::size_t>(counter.signature_index);
+    known.records[previous].call_count += counter.signature_run;
+    known.ticks[previous] += ticks_before - known.run_start_ticks;
+    known.timed_calls[previous] += calls_before - known.run_start_calls;
   }
+  known.run_start_ticks = ticks_before;
+  known.run_start_calls = calls_before;
   counter.signature_run = 0;
   counter.last_signature = signature;
   const auto it = std::find(known.hashes.begin(), known.hashes.end(), signature);
@@ -186,6 +193,8 @@ void Program::record_signature(std::size_t index,
   counter.signature_index = static_cast<std::int32_t>(known.hashes.size());
   known.hashes.push_back(signature);
   known.records.push_back(std::move(record));
+  known.ticks.push_back(0);
+  known.timed_calls.push_back(0);
 }
 
 template <bool kProfile, bool kTsc>
@@ -206,7 +215,7 @@ void Program::run(const ProfileSink& sink) {
         counter.max_ticks = std::max(counter.max_ticks, duration);
         const std::uint64_t signature = input_signature(instruction.context);
         if (signature != counter.last_signature || counter.signature_index < 0) [[unlikely]] {
-          record_signature(index, signature, sink);
+          record_signature(index, signature, duration, sink);
         }
         ++counter.signature_run;
       } else {

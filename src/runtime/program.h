@@ -40,6 +40,13 @@ struct NodeCounters {
 struct NodeSignatures {
   std::vector<std::uint64_t> hashes;
   std::vector<profile::SignatureRecord> records;
+  /// Per record: ticks and calls of its finished runs, within NodeCounters' timed calls.
+  std::vector<std::int64_t> ticks;
+  std::vector<std::int64_t> timed_calls;
+  /// NodeCounters::total_ticks and call_count when the current signature's run began: the run's
+  /// time is the difference, so the hot loop writes nothing more per call.
+  std::int64_t run_start_ticks = 0;
+  std::int64_t run_start_calls = 0;
 };
 
 /// Where the profiled loop writes, and how it reads time.
@@ -128,7 +135,11 @@ class Program {
   std::vector<int> held_after_run_;
   bool allow_gc_ = true;
 
-  void record_signature(std::size_t index, std::uint64_t signature, const ProfileSink& sink);
+  /// `duration`: this call's ticks, already in the counters but belonging to the new signature.
+  void record_signature(std::size_t index,
+                        std::uint64_t signature,
+                        std::int64_t duration,
+                        const ProfileSink& sink);
 };
 
 }  // namespace tscope::runtime

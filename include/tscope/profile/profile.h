@@ -23,7 +23,9 @@ struct TensorRecord {
 struct SignatureRecord {
   std::vector<TensorRecord> inputs;
   std::vector<TensorRecord> outputs;  ///< as produced by the first call with this signature
-  std::int64_t call_count = 0;
+  std::int64_t call_count = 0;        ///< every call, including one dropped by ignore_first_call
+  std::int64_t timed_call_count = 0;  ///< the calls counted in the node's timings
+  std::int64_t total_ns = 0;          ///< time of those calls
 };
 
 struct NodeRecord {

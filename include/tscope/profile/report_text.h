@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// The text report, in the layout of Theano's ProfileStats.summary: Function, Globals, Class, Ops,
-/// Apply, Memory, Optimizer and Tips sections. A pure function of the Profile, so a profile read
-/// back from JSON renders byte for byte as the live one.
+/// Apply, Apply by input signature, Memory, Optimizer and Tips sections. A pure function of the
+/// Profile, so a profile read back from JSON renders byte for byte as the live one.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,6 +22,9 @@ struct TextReportOptions {
   std::int64_t min_memory_size = 1024;  ///< memory list cut-off in bytes
   bool show_tips = true;
   bool show_optimizer = false;  ///< the Optimizer Profile section (profile_optimizer)
+  /// Time per input signature for every node (`--by-signature`); otherwise only for nodes called
+  /// with several signatures.
+  bool show_signatures = false;
 };
 
 /// The report options the flags ask for (io lines and memory section with profile_memory).
@@ -33,6 +36,12 @@ struct TextReportOptions {
 /// The "Optimizer Profile" section: time and applications of each rewrite, summed over the
 /// profile's functions.
 [[nodiscard]] std::string render_optimizer_section(const Profile& profile);
+
+/// The "Apply by input signature" section: per node, the calls and time of each distinct input
+/// signature. `all_nodes` false lists only nodes called with several (empty text when none).
+[[nodiscard]] std::string render_signature_section(const Profile& profile,
+                                                   const TextReportOptions& options,
+                                                   bool all_nodes);
 
 /// Several profiles as printed at exit: each in turn, then, when there are several, their sum.
 [[nodiscard]] std::string render_profiles(const std::vector<Profile>& profiles,

@@ -26,6 +26,7 @@ Action add_profile_command(CLI::App& app) {
     bool io = false;
     bool min_peak = false;
     bool optimizer = false;
+    bool by_signature = false;
     std::string json_path;
   };
   auto settings = std::make_shared<Settings>();
@@ -44,6 +45,8 @@ Action add_profile_command(CLI::App& app) {
   command->add_flag("--optimizer", settings->optimizer,
                     "print the Optimizer Profile: time and applications of each rewrite (also "
                     "TSCOPE_FLAGS=profile_optimizer=true)");
+  command->add_flag("--by-signature", settings->by_signature,
+                    "list every node's time per input signature (dtypes, shapes, strides)");
   command->add_flag("--min-peak", settings->min_peak,
                     "search the minimum memory peak over all valid node orders (1 s budget; "
                     "also TSCOPE_FLAGS=profiling.min_peak_memory=true)");
@@ -68,6 +71,7 @@ Action add_profile_command(CLI::App& app) {
     report.show_distribution = settings->distribution;
     report.show_memory = true;
     report.show_optimizer = report.show_optimizer || settings->optimizer;
+    report.show_signatures = settings->by_signature;
     std::cout << profile::render_text(profile, report);
     if (!settings->json_path.empty()) {
       profile::write_file_atomically(settings->json_path, profile::to_json_text({profile}, report));

@@ -17,6 +17,7 @@ Action add_report_command(CLI::App& app) {
     std::vector<std::string> paths;
     int n_ops = 0;
     int n_apply = 0;
+    bool by_signature = false;
   };
   auto settings = std::make_shared<Settings>();
   CLI::App* command =
@@ -30,6 +31,8 @@ Action add_report_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   command->add_option("--n-apply", settings->n_apply, "rows in the Apply table (default: as saved)")
       ->check(CLI::PositiveNumber);
+  command->add_flag("--by-signature", settings->by_signature,
+                    "list every node's time per input signature (dtypes, shapes, strides)");
   return [command, settings]() {
     if (!command->parsed()) return -1;
     std::vector<profile::Profile> profiles;
@@ -43,6 +46,7 @@ Action add_report_command(CLI::App& app) {
     }
     if (settings->n_ops > 0) report.n_ops = settings->n_ops;
     if (settings->n_apply > 0) report.n_apply = settings->n_apply;
+    report.show_signatures = report.show_signatures || settings->by_signature;
     if (settings->paths.size() == 1) {
       std::cout << (profiles.size() == 1 ? profile::render_text(profiles[0], report)
                                          : profile::render_profiles(profiles, report));
