@@ -12,6 +12,7 @@
 ///
 /// The gradients are their own ops, so profiles show them apart: ConvGradW (weights) and ConvGradI
 /// (inputs), MaxPoolGrad and AveragePoolGrad. Every one of them is differentiable again.
+/// ConvTranspose is ConvGradI under its own name.
 #include <cstdint>
 #include <source_location>
 #include <vector>
@@ -52,6 +53,16 @@ struct ConvOptions {
   std::int64_t groups = 1;
 };
 
+/// Transposed-convolution settings: those of the convolution it transposes (explicit pads only),
+/// plus extra extent at the end of each output axis, each smaller than its stride.
+struct ConvTransposeOptions {
+  std::vector<std::int64_t> strides;
+  Padding padding;
+  std::vector<std::int64_t> dilations;
+  std::int64_t groups = 1;
+  std::vector<std::int64_t> output_padding;
+};
+
 /// Pooling settings. `kernel` is required; empty `strides` means the kernel (windows that do not
 /// overlap, as in Theano's pool_2d). Padded positions never win a max; `include_pad` says whether
 /// they count in an average's divisor.
@@ -85,6 +96,21 @@ Variable conv_grad_weights(const Variable& x, const Variable& dy, const Variable
 /// (Theano's AbstractConv_gradInputs). The shape is needed because strides drop trailing rows.
 Variable conv_grad_inputs(const Variable& w, const Variable& dy, const Variable& input_shape,
                           const ConvOptions& options = {},
+                          const std::source_location& location = std::source_location::current());
+
+/// Transposed convolution (ONNX ConvTranspose; "deconvolution"): x (N, C, spatial...) with
+/// w (C, O / groups, kernel...) gives (N, O, out...), out = (in - 1) * stride - pad_begin - pad_end
+/// + (kernel - 1) * dilation + 1 + output_padding. It is ConvGradI of the convolution with these
+/// options, as its own op so profiles name it. Throws like conv(), and InvalidArgument for 'same'
+/// or 'full' padding or an output_padding not smaller than its stride.
+Variable conv_transpose(const Variable& x, const Variable& w,
+                        const ConvTransposeOptions& options = {},
+                        const std::source_location& location = std::source_location::current());
+Variable conv_transpose2d(const Variable& x, const Variable& w,
+                          const ConvTransposeOptions& options = {},
+                          const std::source_location& location = std::source_location::current());
+Variable conv_transpose3d(const Variable& x, const Variable& w,
+                          const ConvTransposeOptions& options = {},
                           const std::source_location& location = std::source_location::current());
 
 /// Max over each window of x (N, C, spatial...), rank 4 or 5.

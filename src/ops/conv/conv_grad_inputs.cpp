@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "conv_backward_data.h"
 #include "conv_dnnl.h"
 #include "conv_geometry.h"
 #include "conv_nodes.h"
@@ -45,28 +46,11 @@ detail::ConvGeometry kernel_geometry(const KernelContext& ctx) {
 }
 
 void compute_conv_grad_inputs_reference(KernelContext& ctx) {
-  const detail::ConvGeometry geometry = kernel_geometry(ctx);
-  const std::vector<double> w = ctx.input(0).to_doubles();
-  const std::vector<double> dy = ctx.input(1).to_doubles();
-  Tensor& dx = ctx.allocate_output(0, ctx.input(0).dtype(), geometry.input_shape());
-  std::vector<double> total(static_cast<std::size_t>(dx.numel()), 0.0);
-  detail::for_each_conv_tap(geometry, [&](std::int64_t xi, std::int64_t wi, std::int64_t yi) {
-    total[static_cast<std::size_t>(xi)] +=
-        dy[static_cast<std::size_t>(yi)] * w[static_cast<std::size_t>(wi)];
-  });
-  detail::store_doubles(dx, total);
+  detail::conv_backward_data_reference(ctx, kernel_geometry(ctx), ctx.input(0), ctx.input(1));
 }
 
 void compute_conv_grad_inputs_dnnl(KernelContext& ctx) {
-  const detail::ConvGeometry geometry = kernel_geometry(ctx);
-  const Tensor w = ctx.input(0).contiguous();
-  const Tensor dy = ctx.input(1).contiguous();
-  Tensor& dx = ctx.allocate_output(0, w.dtype(), geometry.input_shape());
-  const bool empty = dx.numel() == 0 || w.numel() == 0 || dy.numel() == 0;
-  if (empty ||
-      !detail::run_conv_dnnl(ctx, detail::ConvDirection::BackwardData, geometry, dx, w, dy)) {
-    compute_conv_grad_inputs_reference(ctx);
-  }
+  detail::conv_backward_data_dnnl(ctx, kernel_geometry(ctx), ctx.input(0), ctx.input(1));
 }
 
 bool conv_grad_inputs_dnnl_accepts(std::span<const Variable> inputs, const Attrs&) {
@@ -92,6 +76,30 @@ Cost conv_grad_inputs_cost(const CostContext& ctx) {
 }  // namespace
 
 namespace detail {
+void conv_backward_data_reference(KernelContext& ctx, const ConvGeometry& geometry,
+                                  const Tensor& w, const Tensor& dy) {
+  const std::vector<double> w_values = w.to_doubles();
+  const std::vector<double> dy_values = dy.to_doubles();
+  Tensor& dx = ctx.allocate_output(0, w.dtype(), geometry.input_shape());
+  std::vector<double> total(static_cast<std::size_t>(dx.numel()), 0.0);
+  for_each_conv_tap(geometry, [&](std::int64_t xi, std::int64_t wi, std::int64_t yi) {
+    total[static_cast<std::size_t>(xi)] +=
+        dy_values[static_cast<std::size_t>(yi)] * w_values[static_cast<std::size_t>(wi)];
+  });
+  store_doubles(dx, total);
+}
+
+void conv_backward_data_dnnl(KernelContext& ctx, const ConvGeometry& geometry, const Tensor& w,
+                             const Tensor& dy) {
+  const Tensor w_dense = w.contiguous();
+  const Tensor dy_dense = dy.contiguous();
+  Tensor& dx = ctx.allocate_output(0, w.dtype(), geometry.input_shape());
+  const bool empty = dx.numel() == 0 || w.numel() == 0 || dy.numel() == 0;
+  if (empty || !run_conv_dnnl(ctx, ConvDirection::BackwardData, geometry, dx, w_dense, dy_dense)) {
+    conv_backward_data_reference(ctx, geometry, w, dy);
+  }
+}
+
 Variable conv_grad_inputs_node(const Variable& w, const Variable& dy, const Variable& input_shape,
                                const Attrs& attrs) {
   return apply_op1(op_def("ConvGradI"), {w, dy, input_shape}, attrs,

@@ -8,6 +8,7 @@ void register_avg_pool(OpRegistry& registry);
 void register_conv(OpRegistry& registry);
 void register_conv_grad_inputs(OpRegistry& registry);
 void register_conv_grad_weights(OpRegistry& registry);
+void register_conv_transpose(OpRegistry& registry);
 void register_max_pool(OpRegistry& registry);
 
 void register_conv_ops(OpRegistry& registry) {
@@ -15,6 +16,7 @@ void register_conv_ops(OpRegistry& registry) {
   register_conv(registry);
   register_conv_grad_inputs(registry);
   register_conv_grad_weights(registry);
+  register_conv_transpose(registry);
   register_max_pool(registry);
 }
 

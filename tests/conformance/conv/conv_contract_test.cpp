@@ -64,7 +64,7 @@ TEST(ConvContract, CostCountsMultiplyAddsAndBytes) {
 }
 
 TEST(ConvContract, EveryConvOpIsComplete) {
-  for (const char* name : {"Conv", "ConvGradI", "ConvGradW", "MaxPool", "MaxPoolGrad",
+  for (const char* name : {"Conv", "ConvGradI", "ConvGradW", "ConvTranspose", "MaxPool", "MaxPoolGrad",
                            "MaxPoolGradGrad", "AveragePool", "AveragePoolGrad"}) {
     const OpDef& op = op_def(name);
     EXPECT_TRUE(op.reference.available()) << name;
