@@ -13,6 +13,7 @@ std::string_view error_kind_name(ErrorKind kind) noexcept {
     case ErrorKind::NotDifferentiable: return "NotDifferentiable";
     case ErrorKind::BadFlag: return "BadFlag";
     case ErrorKind::Io: return "Io";
+    case ErrorKind::Parse: return "Parse";
     case ErrorKind::Internal: return "Internal";
   }
   return "Unknown";

@@ -29,6 +29,11 @@ class FunctionImpl final : public profile::ProfileSource {
                const std::vector<Update>& updates);
   std::vector<Tensor> call(const std::vector<Tensor>& inputs);
   [[nodiscard]] profile::FunctionRecord snapshot() const override;
+  /// Drops the timings so far, as ignore_first_call does after the first call.
+  void reset_timings() {
+    forget_first_call();
+    first_call_pending_ = false;
+  }
 
   std::string name_;
   FunctionOptions options_;
@@ -380,6 +385,8 @@ std::shared_ptr<profile::ProfileCollector> Function::collector() const {
 }
 
 profile::FunctionRecord Function::profile_record() const { return impl_->snapshot(); }
+
+void Function::reset_profile_timings() const { impl_->reset_timings(); }
 
 Function function(const std::vector<Variable>& inputs,
                   const std::vector<Variable>& outputs,

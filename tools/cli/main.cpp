@@ -14,6 +14,7 @@ int exit_code_for(tscope::ErrorKind kind) {
     case tscope::ErrorKind::BadFlag:
       return 2;
     case tscope::ErrorKind::Io:
+    case tscope::ErrorKind::Parse:
       return 3;
     case tscope::ErrorKind::TypeMismatch:
     case tscope::ErrorKind::ShapeMismatch:
@@ -36,7 +37,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::vector<tscope::cli::Action> actions = {tscope::cli::add_profile_command(app),
                                               tscope::cli::add_ops_command(app),
-                                              tscope::cli::add_report_command(app)};
+                                              tscope::cli::add_report_command(app),
+                                              tscope::cli::add_onnx_conformance_command(app),
+                                              tscope::cli::add_run_command(app)};
   CLI11_PARSE(app, argc, argv);
   try {
     for (const auto& action : actions) {

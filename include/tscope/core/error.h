@@ -20,6 +20,7 @@ enum class ErrorKind {
   NotDifferentiable, ///< grad() reached an op without a gradient
   BadFlag,           ///< TSCOPE_FLAGS or an option holds an unknown name or bad value
   Io,                ///< a file could not be read or written
+  Parse,             ///< a file's contents are malformed: truncated, corrupt or inconsistent
   Internal,          ///< a bug in Tensorscope
 };
 

@@ -47,6 +47,8 @@ Variable batched_dot(const Variable& x, const Variable& y,
 
 /// The BLAS library and threading in use, e.g. "OpenBLAS 0.3.21 (pthread, 2 threads, Haswell)".
 [[nodiscard]] std::string blas_description();
+/// Sets the BLAS library's thread count (InvalidArgument below 1).
+void set_blas_threads(int threads);
 
 /// Copies BLAS kernels made because an input's strides fit no BLAS layout.
 struct BlasCopyStats {

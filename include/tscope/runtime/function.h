@@ -72,6 +72,9 @@ class Function {
   [[nodiscard]] std::shared_ptr<profile::ProfileCollector> collector() const;
   /// This function's current profile record.
   [[nodiscard]] profile::FunctionRecord profile_record() const;
+  /// Forgets the timings and call counts recorded so far (after warm-up calls); compile figures
+  /// and shape signatures stay.
+  void reset_profile_timings() const;
 
  private:
   friend Function function(const std::vector<Variable>&,

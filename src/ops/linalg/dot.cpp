@@ -163,4 +163,9 @@ std::string blas_description() {
                      openblas_get_num_threads(), openblas_get_corename());
 }
 
+void set_blas_threads(int threads) {
+  if (threads < 1) throw_error(ErrorKind::InvalidArgument, "BLAS threads must be >= 1, got {}", threads);
+  openblas_set_num_threads(threads);
+}
+
 }  // namespace tscope

@@ -11,5 +11,7 @@ using Action = std::function<int()>;
 Action add_profile_command(CLI::App& app);
 Action add_ops_command(CLI::App& app);
 Action add_report_command(CLI::App& app);
+Action add_onnx_conformance_command(CLI::App& app);
+Action add_run_command(CLI::App& app);
 
 }  // namespace tscope::cli

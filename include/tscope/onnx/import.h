@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+/// ONNX import: an .onnx model becomes an ordinary Tensorscope graph, so the same compiler, VM and
+/// profiler run it.
+///
+///   onnx::ImportedModel model = onnx::import_model("resnet18.onnx");
+///   Function f = function(model.input_variables(), model.output_variables());
+///
+/// Graph inputs become input Variables (symbolic dims stay unknown unless ImportOptions gives
+/// them), initializers become shared variables (or constants), and each ONNX node becomes one or
+/// more ops whose provenance is the node: creation site "<model file>:<node index>" and user op
+/// "onnx:<OpType> '<node name>'", so profiles and errors lead back to the model. Output Variables
+/// carry the ONNX tensor names. Nodes whose inputs are all constants are evaluated at import time
+/// (the shape arithmetic exporters emit folds away).
+///
+/// Errors name the file, the node (name, op type), the opset and the problem: Parse for a
+/// truncated or corrupt file, Unsupported for an op, attribute, data type or opset Tensorscope
+/// does not implement.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tscope/core/dims.h"
+#include "tscope/core/tensor.h"
+#include "tscope/graph/variable.h"
+
+namespace tscope::onnx {
+
+/// Opsets of the default domain the importer accepts. Converters target 7 to 17; older models
+/// import where their ops' semantics are handled (binary ops' opt-in broadcasting) and fail with
+/// Unsupported naming the op otherwise.
+inline constexpr std::int64_t kMinOpset = 1;
+inline constexpr std::int64_t kMaxOpset = 17;
+
+struct ImportOptions {
+  /// Dims for graph inputs, by input name; they replace the declared (possibly symbolic) dims.
+  std::map<std::string, Dims, std::less<>> input_dims;
+  /// Initializers become constants instead of shared variables.
+  bool initializers_as_constants = false;
+};
+
+struct NamedVariable {
+  std::string name;  ///< the ONNX value name
+  Variable variable;
+};
+
+struct ImportedModel {
+  std::string source;       ///< the file path, or the name given with the bytes
+  std::int64_t opset = 0;   ///< of the default ("ai.onnx") domain
+  std::string producer;     ///< "pytorch 1.13.1"
+  std::int64_t node_count = 0;
+  std::vector<NamedVariable> inputs;        ///< graph inputs that are not initializers, in order
+  std::vector<NamedVariable> outputs;       ///< in order
+  std::vector<NamedVariable> initializers;  ///< shared variables (or constants)
+
+  [[nodiscard]] std::vector<Variable> input_variables() const;
+  [[nodiscard]] std::vector<Variable> output_variables() const;
+};
+
+/// Reads and imports a model file.
+[[nodiscard]] ImportedModel import_model(const std::filesystem::path& path,
+                                         const ImportOptions& options = {});
+/// Imports a serialized ModelProto held in memory; `source` names it in errors and provenance.
+[[nodiscard]] ImportedModel import_model_bytes(std::string_view bytes,
+                                               std::string source,
+                                               const ImportOptions& options = {});
+
+/// Reads a serialized TensorProto file (.pb), the format of ONNX's test data.
+[[nodiscard]] Tensor read_tensor_file(const std::filesystem::path& path);
+
+/// ONNX op types (default domain) the importer converts, sorted.
+[[nodiscard]] std::vector<std::string> supported_op_types();
+
+}  // namespace tscope::onnx

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: Apache-2.0
+// The importer: walks an ONNX graph in order and builds Tensorscope Variables for its inputs,
+// initializers and nodes through the converter table (converter.h).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <unordered_map>
+
+#include "converter.h"
+#include "reader.h"
+#include "tscope/graph/constructors.h"
+#include "tscope/graph/provenance.h"
+#include "tscope/onnx/import.h"
+#include "tscope/runtime/function.h"
+
+namespace tscope::onnx {
+namespace {
+
+// Nodes whose inputs are all constants are evaluated at import time up to this many output
+// elements; larger results stay in the graph rather than bloating the model with constants.
+constexpr std::int64_t kMaxFoldedElements = std::int64_t{1} << 20;
+
+std::int64_t default_domain_opset(const ::onnx::ModelProto& model, std::string_view source) {
+  std::string other_domains;
+  for (const ::onnx::OperatorSetIdProto& entry : model.opset_import()) {
+    if (entry.domain().empty() || entry.domain() == "ai.onnx") return entry.version();
+    other_domains += (other_domains.empty() ? "" : ", ") + entry.domain();
+  }
+  if (!other_domains.empty()) {
+    throw_error(ErrorKind::Unsupported, "{}: the model uses only the domains {}, not ai.onnx",
+                source, other_domains);
+  }
+  throw_error(ErrorKind::Parse, "{}: the model imports no opset", source);
+}
+
+Variable graph_input(const ::onnx::ValueInfoProto& info, const ImportOptions& options) {
+  const std::string& name = info.name();
+  if (!info.type().has_tensor_type()) {
+    throw_error(ErrorKind::Unsupported,
+                "graph input '{}' is not a tensor (sequence, map and optional inputs are not "
+                "supported)",
+                name);
+  }
+  const ::onnx::TypeProto::Tensor& tensor_type = info.type().tensor_type();
+  const DType dtype = dtype_from_onnx(tensor_type.elem_type(), name);
+  const auto given = options.input_dims.find(name);
+  if (!tensor_type.has_shape()) {
+    if (given == options.input_dims.end()) {
+      throw_error(ErrorKind::Unsupported,
+                  "graph input '{}' declares no shape; give its dims (tscope: --input {}=D1xD2...)",
+                  name, name);
+    }
+    return tensor(dtype, given->second, name);
+  }
+  const ::onnx::TensorShapeProto& declared = tensor_type.shape();
+  if (declared.dim_size() > kMaxRank) {
+    throw_error(ErrorKind::Unsupported, "graph input '{}' has rank {}; at most {} is supported",
+                name, declared.dim_size(), kMaxRank);
+  }
+  Dims dims;
+  for (const ::onnx::TensorShapeProto::Dimension& dim : declared.dim()) {
+    dims.push_back(dim.has_dim_value() && dim.dim_value() >= 0 ? dim.dim_value() : kUnknownDim);
+  }
+  if (given != options.input_dims.end()) {
+    const Dims& bound = given->second;
+    if (bound.rank() != dims.rank()) {
+      throw_error(ErrorKind::ShapeMismatch, "graph input '{}' has rank {}, the dims given {} have {}",
+                  name, dims.rank(), bound.to_string(), bound.rank());
+    }
+    for (int axis = 0; axis < dims.rank(); ++axis) {
+      if (dims[axis] != kUnknownDim && dims[axis] != bound[axis]) {
+        throw_error(ErrorKind::ShapeMismatch,
+                    "graph input '{}' declares dim {} = {}, the dims given {} say {}", name, axis,
+                    dims[axis], bound.to_string(), bound[axis]);
+      }
+    }
+    dims = bound;
+  }
+  return tensor(dtype, dims, name);
+}
+
+bool all_inputs_constant(const std::vector<Variable>& inputs) {
+  bool any = false;
+  for (const Variable& input : inputs) {
+    if (!input.defined()) continue;
+    if (input.kind() != VariableKind::Constant) return false;
+    any = true;
+  }
+  return any;
+}
+
+/// Replaces outputs computed from constants only by their values (import-time evaluation).
+void fold_constants(std::vector<Variable>& outputs) {
+  std::vector<Variable> computed;
+  for (const Variable& output : outputs) {
+    if (!output.defined() || output.kind() != VariableKind::Output) continue;
+    if (!output.type().is_fully_known() || output.type().dims.product() > kMaxFoldedElements) {
+      return;
+    }
+    computed.push_back(output);
+  }
+  if (computed.empty()) return;
+  FunctionOptions options;
+  options.name = "onnx constant folding";
+  options.profile = false;
+  Function evaluate = function({}, computed, {}, options);
+  const std::vector<Tensor> values = evaluate({});
+  std::size_t next = 0;
+  for (Variable& output : outputs) {
+    if (!output.defined() || output.kind() != VariableKind::Output) continue;
+    output = constant(values[next++], output.name());
+  }
+}
+
+class Importer {
+ public:
+  Importer(std::string source, const ImportOptions& options)
+      : source_(std::move(source)), options_(options) {}
+
+  ImportedModel run(const ::onnx::ModelProto& model) {
+    ImportedModel result;
+    result.source = source_;
+    result.opset = default_domain_opset(model, source_);
+    result.producer = model.producer_name();
+    if (!model.producer_version().empty()) result.producer += " " + model.producer_version();
+    if (result.opset < kMinOpset || result.opset > kMaxOpset) {
+      throw_error(ErrorKind::Unsupported, "opset {} of the default domain is not supported; {} to {} are",
+                  result.opset, kMinOpset, kMaxOpset);
+    }
+    const ::onnx::GraphProto& graph = model.graph();
+    for (const ::onnx::TensorProto& initializer : graph.initializer()) {
+      Tensor value;
+      try {
+        value = tensor_from_proto(initializer);
+      } catch (Error& error) {
+        error.add_context(fmt::format("in initializer '{}'", initializer.name()));
+        throw;
+      }
+      Variable variable = options_.initializers_as_constants
+                              ? constant(value, initializer.name())
+                              : shared(value, initializer.name());
+      values_[initializer.name()] = variable;
+      result.initializers.push_back({initializer.name(), variable});
+    }
+    for (const ::onnx::ValueInfoProto& input : graph.input()) {
+      if (values_.count(input.name()) != 0) continue;  // an initializer also listed as input
+      Variable variable = graph_input(input, options_);
+      values_[input.name()] = variable;
+      result.inputs.push_back({input.name(), variable});
+    }
+    for (int index = 0; index < graph.node_size(); ++index) {
+      const ::onnx::NodeProto& node = graph.node(index);
+      try {
+        convert_node(node, index, result.opset);
+      } catch (Error& error) {
+        error.add_context(fmt::format("in node {} '{}' ({}, opset {})", index, node.name(),
+                                      node.op_type(), result.opset));
+        throw;
+      }
+    }
+    result.node_count = graph.node_size();
+    for (const ::onnx::ValueInfoProto& output : graph.output()) {
+      const auto it = values_.find(output.name());
+      if (it == values_.end()) {
+        throw_error(ErrorKind::Parse, "graph output '{}' is produced by no node, input or initializer",
+                    output.name());
+      }
+      result.outputs.push_back({output.name(), it->second});
+    }
+    return result;
+  }
+
+ private:
+  void convert_node(const ::onnx::NodeProto& node, int index, std::int64_t opset) {
+    if (!node.domain().empty() && node.domain() != "ai.onnx") {
+      throw_error(ErrorKind::Unsupported, "op {} of domain '{}' is not supported", node.op_type(),
+                  node.domain());
+    }
+    const ConverterEntry* entry = converter_table().find(node.op_type(), opset);
+    if (entry == nullptr) {
+      throw_error(ErrorKind::Unsupported, "op type {} (opset {}) is not supported", node.op_type(),
+                  opset);
+    }
+    std::vector<Variable> inputs;
+    for (const std::string& name : node.input()) {
+      if (name.empty()) {
+        inputs.emplace_back();
+        continue;
+      }
+      const auto it = values_.find(name);
+      if (it == values_.end()) {
+        throw_error(ErrorKind::Parse,
+                    "reads '{}', which no earlier node, graph input or initializer produces", name);
+      }
+      inputs.push_back(it->second);
+    }
+    const std::string label = node.name().empty() ? node.op_type() : node.name();
+    SourceSite site{source_, static_cast<std::uint32_t>(index + 1), label};
+    ProvenanceScope scope(Provenance{std::move(site), fmt::format("onnx:{} '{}'", node.op_type(), label)},
+                          /*forced=*/true);
+    NodeContext context(node, opset, inputs);
+    std::vector<Variable> outputs = entry->convert(context);
+    const std::vector<std::string> unread = context.unread_attributes();
+    if (!unread.empty()) {
+      throw_error(ErrorKind::Unsupported, "attribute{} {} of {} not supported",
+                  unread.size() > 1 ? "s" : "", fmt::join(unread, ", "), node.op_type());
+    }
+    if (all_inputs_constant(inputs)) fold_constants(outputs);
+    for (int k = 0; k < node.output_size(); ++k) {
+      const std::string& name = node.output(k);
+      if (name.empty()) continue;
+      if (static_cast<std::size_t>(k) >= outputs.size() || !outputs[static_cast<std::size_t>(k)].defined()) {
+        throw_error(ErrorKind::Unsupported, "output {} ('{}') of {} is not produced", k, name,
+                    node.op_type());
+      }
+      Variable& output = outputs[static_cast<std::size_t>(k)];
+      // Name fresh results after the ONNX value so profiles read like the model; never rename a
+      // variable a converter passed through (Identity, a no-op Reshape).
+      if (output.kind() == VariableKind::Output && output.node()->name.empty()) {
+        output.node()->name = name;
+      }
+      values_[name] = output;
+    }
+  }
+
+  std::string source_;
+  const ImportOptions& options_;
+  std::unordered_map<std::string, Variable> values_;
+};
+
+}  // namespace
+
+std::vector<Variable> ImportedModel::input_variables() const {
+  std::vector<Variable> variables;
+  for (const NamedVariable& input : inputs) variables.push_back(input.variable);
+  return variables;
+}
+
+std::vector<Variable> ImportedModel::output_variables() const {
+  std::vector<Variable> variables;
+  for (const NamedVariable& output : outputs) variables.push_back(output.variable);
+  return variables;
+}
+
+ImportedModel import_model_bytes(std::string_view bytes,
+                                 std::string source,
+                                 const ImportOptions& options) {
+  try {
+    const ::onnx::ModelProto model = parse_model(bytes, source);
+    return Importer(source, options).run(model);
+  } catch (Error& error) {
+    error.add_context(fmt::format("while importing ONNX model '{}'", source));
+    throw;
+  }
+}
+
+ImportedModel import_model(const std::filesystem::path& path, const ImportOptions& options) {
+  return import_model_bytes(read_file_bytes(path), path.string(), options);
+}
+
+Tensor read_tensor_file(const std::filesystem::path& path) {
+  const std::string bytes = read_file_bytes(path);
+  ::onnx::TensorProto proto;
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
+      !proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    throw_error(ErrorKind::Parse, "'{}' is not a serialized ONNX TensorProto", path.string());
+  }
+  try {
+    return tensor_from_proto(proto);
+  } catch (Error& error) {
+    error.add_context(fmt::format("while reading tensor file '{}'", path.string()));
+    throw;
+  }
+}
+
+}  // namespace tscope::onnx

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tscope/onnx/model_inputs.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cstring>
+#include <random>
+
+#include "reader.h"
+#include "tscope/core/error.h"
+
+namespace tscope::onnx {
+namespace {
+
+/// The dtype of a NumPy descr ("<f4", "|b1", ...).
+DType dtype_from_numpy(std::string_view descr, const std::filesystem::path& path) {
+  static const std::pair<std::string_view, DType> kKnown[] = {
+      {"<f4", DType::Float32}, {"<f8", DType::Float64}, {"|i1", DType::Int8},
+      {"|u1", DType::UInt8},   {"<i4", DType::Int32},   {"<i8", DType::Int64},
+      {"|b1", DType::Bool}};
+  for (const auto& [name, dtype] : kKnown) {
+    if (descr == name) return dtype;
+  }
+  throw_error(ErrorKind::Unsupported, "'{}': NumPy dtype '{}' is not supported", path.string(),
+              descr);
+}
+
+/// The value of `key` in a NumPy header dict, raw text up to the next top-level comma.
+std::string_view header_field(std::string_view header, std::string_view key,
+                              const std::filesystem::path& path) {
+  const std::string quoted = fmt::format("'{}':", key);
+  const std::size_t at = header.find(quoted);
+  if (at == std::string_view::npos) {
+    throw_error(ErrorKind::Parse, "'{}': .npy header has no '{}'", path.string(), key);
+  }
+  std::string_view rest = header.substr(at + quoted.size());
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  const std::size_t end = rest.front() == '(' ? rest.find(')') + 1 : rest.find(',');
+  return rest.substr(0, end);
+}
+
+Tensor read_npy(const std::string& bytes, const std::filesystem::path& path) {
+  constexpr std::string_view kMagic = "\x93NUMPY";
+  if (bytes.size() < 10 || std::string_view(bytes).substr(0, 6) != kMagic) {
+    throw_error(ErrorKind::Parse, "'{}' is not a .npy file", path.string());
+  }
+  const auto major = static_cast<unsigned char>(bytes[6]);
+  std::size_t header_length = 0;
+  std::size_t header_start = 0;
+  if (major == 1) {
+    header_length = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
+    header_start = 10;
+  } else {
+    if (bytes.size() < 12) throw_error(ErrorKind::Parse, "'{}': truncated .npy header", path.string());
+    for (int i = 3; i >= 0; --i) header_length = header_length << 8 | static_cast<unsigned char>(bytes[8 + i]);
+    header_start = 12;
+  }
+  if (header_start + header_length > bytes.size()) {
+    throw_error(ErrorKind::Parse, "'{}': truncated .npy header", path.string());
+  }
+  const std::string_view header(bytes.data() + header_start, header_length);
+  std::string_view descr = header_field(header, "descr", path);
+  if (descr.size() < 2) throw_error(ErrorKind::Parse, "'{}': bad descr", path.string());
+  descr = descr.substr(1, descr.size() - 2);  // strip quotes
+  const DType dtype = dtype_from_numpy(descr, path);
+  if (header_field(header, "fortran_order", path).starts_with("True")) {
+    throw_error(ErrorKind::Unsupported, "'{}': Fortran-order arrays are not supported", path.string());
+  }
+  std::string_view shape_text = header_field(header, "shape", path);
+  Dims shape;
+  for (std::size_t i = 0; i < shape_text.size();) {
+    if (shape_text[i] < '0' || shape_text[i] > '9') {
+      ++i;
+      continue;
+    }
+    std::int64_t extent = 0;
+    const auto [end, error] = std::from_chars(shape_text.data() + i, shape_text.data() + shape_text.size(), extent);
+    if (error != std::errc()) throw_error(ErrorKind::Parse, "'{}': bad shape", path.string());
+    shape.push_back(extent);
+    i = static_cast<std::size_t>(end - shape_text.data());
+  }
+  const std::size_t data_start = header_start + header_length;
+  const std::size_t needed = static_cast<std::size_t>(shape.product()) * dtype_size(dtype);
+  if (bytes.size() - data_start != needed) {
+    throw_error(ErrorKind::Parse, "'{}': {} data bytes, shape {} of {} needs {}", path.string(),
+                bytes.size() - data_start, shape.to_string(), dtype_name(dtype), needed);
+  }
+  Tensor out = Tensor::empty(dtype, shape);
+  if (needed > 0) std::memcpy(out.raw_data(), bytes.data() + data_start, needed);
+  return out;
+}
+
+Tensor random_input(const Variable& input, std::mt19937_64& rng) {
+  const Dims& dims = input.type().dims;
+  const DType dtype = input.dtype();
+  std::vector<double> values(static_cast<std::size_t>(dims.product()));
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int> integer(0, 9);
+  for (double& value : values) {
+    if (dtype == DType::Bool) {
+      value = integer(rng) % 2;
+    } else if (is_floating(dtype)) {
+      value = real(rng);
+    } else {
+      value = integer(rng);
+    }
+  }
+  return Tensor::from_doubles(dtype, dims, values);
+}
+
+}  // namespace
+
+Dims parse_dims(std::string_view text) {
+  Dims dims;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find('x', start), text.size());
+    std::int64_t extent = -1;
+    const auto [ptr, error] = std::from_chars(text.data() + start, text.data() + end, extent);
+    if (error != std::errc() || ptr != text.data() + end || extent < 0) {
+      throw_error(ErrorKind::InvalidArgument, "bad dims '{}': expected extents like 1x3x224x224",
+                  text);
+    }
+    dims.push_back(extent);
+    start = end + 1;
+  }
+  return dims;
+}
+
+std::pair<std::string, std::string> split_assignment(std::string_view text, std::string_view option) {
+  const std::size_t equals = text.find('=');
+  if (equals == std::string_view::npos || equals == 0) {
+    throw_error(ErrorKind::InvalidArgument, "{} expects NAME=VALUE, got '{}'", option, text);
+  }
+  return {std::string(text.substr(0, equals)), std::string(text.substr(equals + 1))};
+}
+
+Tensor read_input_file(const std::filesystem::path& path) {
+  if (path.extension() == ".npy") return read_npy(read_file_bytes(path), path);
+  return read_tensor_file(path);
+}
+
+void write_tensor_file(const std::filesystem::path& path, const Tensor& value,
+                       const std::string& name) {
+  ::onnx::TensorProto proto = tensor_to_proto(value, name);
+  const std::string bytes = proto.SerializeAsString();
+  std::FILE* file = std::fopen(path.string().c_str(), "wb");
+  if (file == nullptr) throw_error(ErrorKind::Io, "cannot create '{}'", path.string());
+  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  if (std::fclose(file) != 0 || !written) throw_error(ErrorKind::Io, "cannot write '{}'", path.string());
+}
+
+std::vector<Tensor> model_inputs(const ImportedModel& model,
+                                 const std::map<std::string, std::filesystem::path, std::less<>>& files,
+                                 std::uint64_t seed) {
+  for (const auto& [name, file] : files) {
+    const bool known = std::any_of(model.inputs.begin(), model.inputs.end(),
+                                   [&](const NamedVariable& input) { return input.name == name; });
+    if (!known) {
+      throw_error(ErrorKind::InvalidArgument, "data file '{}' is for '{}', which is not an input "
+                  "of the model", file.string(), name);
+    }
+  }
+  std::mt19937_64 rng(seed);
+  std::vector<Tensor> values;
+  for (const NamedVariable& input : model.inputs) {
+    const auto file = files.find(input.name);
+    if (file == files.end()) {
+      if (!input.variable.type().is_fully_known()) {
+        throw_error(ErrorKind::InvalidArgument,
+                    "input '{}' has type {} with unknown dims; give them with --input {}=D1xD2... "
+                    "or give data with --input-data {}=FILE",
+                    input.name, input.variable.type().to_string(), input.name, input.name);
+      }
+      values.push_back(random_input(input.variable, rng));
+      continue;
+    }
+    Tensor value = read_input_file(file->second);
+    const Type& type = input.variable.type();
+    if (value.dtype() != type.dtype) {
+      throw_error(ErrorKind::TypeMismatch, "input '{}' is {}, but '{}' holds {}", input.name,
+                  dtype_name(type.dtype), file->second.string(), dtype_name(value.dtype()));
+    }
+    if (!type.accepts(value)) {
+      throw_error(ErrorKind::ShapeMismatch, "input '{}' is declared {}, but '{}' holds dims {}",
+                  input.name, type.to_string(), file->second.string(), value.shape().to_string());
+    }
+    values.push_back(std::move(value));
+  }
+  return values;
+}
+
+}  // namespace tscope::onnx

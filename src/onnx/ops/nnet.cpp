@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+// ONNX neural-network ops built from Tensorscope ops: Softmax, LogSoftmax (both axis
+// conventions), BatchNormalization (inference), LayerNormalization, global pooling.
+#include "../converter.h"
+#include "shape_builder.h"
+#include "tscope/ops/elementwise.h"
+#include "tscope/ops/nnet.h"
+#include "tscope/ops/reduce.h"
+#include "tscope/ops/shape.h"
+
+namespace tscope::onnx {
+namespace {
+
+using Outputs = std::vector<Variable>;
+using LastAxisBuilder = Variable (*)(const Variable&, const std::source_location&);
+
+/// Opset >= 13: along one axis; the axis moves last and back when it is not already.
+Variable along_axis(LastAxisBuilder build, const Variable& x, std::int64_t axis) {
+  const int rank = x.rank();
+  if (axis == rank - 1) return build(x, std::source_location::current());
+  std::vector<std::int64_t> to_last;
+  for (int i = 0; i < rank; ++i) {
+    if (i != axis) to_last.push_back(i);
+  }
+  to_last.push_back(axis);
+  std::vector<std::int64_t> back(static_cast<std::size_t>(rank));
+  for (int i = 0; i < rank; ++i) back[static_cast<std::size_t>(to_last[static_cast<std::size_t>(i)])] = i;
+  return dimshuffle(build(dimshuffle(x, to_last), std::source_location::current()), back);
+}
+
+/// Opset < 13: the input is coerced to 2-D at `axis` ([d0 * ... * d(axis-1), rest]).
+Variable coerced_2d(LastAxisBuilder build, const Variable& x, std::int64_t axis) {
+  ShapeBuilder flat;
+  flat.add_product_of(x, 0, static_cast<int>(axis));
+  flat.add_product_of(x, static_cast<int>(axis), x.rank());
+  const Variable result = build(flat.reshape(x), std::source_location::current());
+  ShapeBuilder original;
+  for (int i = 0; i < x.rank(); ++i) original.add_axis_of(x, i);
+  return original.reshape(result);
+}
+
+template <LastAxisBuilder Build>
+Outputs softmax_family(NodeContext& ctx) {
+  const Variable& x = ctx.input(0);
+  if (ctx.opset() >= 13) {
+    return {along_axis(Build, x, ctx.axis(ctx.attribute_int("axis", -1), x.rank(), "axis"))};
+  }
+  return {coerced_2d(Build, x, ctx.axis(ctx.attribute_int("axis", 1), x.rank(), "axis"))};
+}
+
+/// A per-channel vector (C,) shaped to broadcast against (N, C, d1, ...).
+Variable per_channel(const Variable& values, int rank) {
+  std::vector<std::int64_t> pattern = {kNewAxis, 0};
+  for (int axis = 2; axis < rank; ++axis) pattern.push_back(kNewAxis);
+  return dimshuffle(values, pattern);
+}
+
+Outputs convert_batch_normalization(NodeContext& ctx) {
+  const Variable& x = ctx.input(0);
+  if (ctx.attribute_int("training_mode", 0) != 0 || ctx.num_outputs() > 1) {
+    ctx.unsupported("BatchNormalization in training mode");
+  }
+  ctx.ignore_attribute("momentum");  // only used in training mode
+  ctx.ignore_attribute("spatial");   // opset < 9; 1 (per channel) is the only common value
+  const double epsilon = ctx.attribute_float("epsilon", 1e-5);
+  const int rank = x.rank();
+  if (rank < 2) throw_error(ErrorKind::ShapeMismatch, "input of rank {} has no channel axis", rank);
+  const Variable scale = per_channel(ctx.input(1), rank);
+  const Variable bias = per_channel(ctx.input(2), rank);
+  const Variable mean = per_channel(ctx.input(3), rank);
+  const Variable variance = per_channel(ctx.input(4), rank);
+  return {(x - mean) * (scale / sqrt(variance + epsilon)) + bias};
+}
+
+Outputs convert_layer_normalization(NodeContext& ctx) {
+  const Variable& x = ctx.input(0);
+  const std::int64_t axis = ctx.axis(ctx.attribute_int("axis", -1), x.rank(), "axis");
+  const double epsilon = ctx.attribute_float("epsilon", 1e-5);
+  if (ctx.has_attribute("stash_type") && ctx.attribute_int("stash_type", 1) != 1) {
+    ctx.unsupported("stash_type other than float");
+  }
+  std::vector<std::int64_t> axes;
+  for (std::int64_t i = axis; i < x.rank(); ++i) axes.push_back(i);
+  const Variable average = mean(x, axes, /*keepdims=*/true);
+  const Variable centred = x - average;
+  const Variable variance = mean(sqr(centred), axes, /*keepdims=*/true);
+  const Variable inverse_std = reciprocal(sqrt(variance + epsilon));
+  Variable result = centred * inverse_std * ctx.input(1);
+  if (ctx.has_input(2)) result = result + ctx.input(2);
+  return {result, average, inverse_std};
+}
+
+std::vector<std::int64_t> spatial_axes(const Variable& x) {
+  std::vector<std::int64_t> axes;
+  for (int axis = 2; axis < x.rank(); ++axis) axes.push_back(axis);
+  return axes;
+}
+
+Outputs convert_global_average_pool(NodeContext& ctx) {
+  const Variable& x = ctx.input(0);
+  return {mean(x, spatial_axes(x), /*keepdims=*/true)};
+}
+
+Outputs convert_global_max_pool(NodeContext& ctx) {
+  const Variable& x = ctx.input(0);
+  return {max(x, spatial_axes(x), /*keepdims=*/true)};
+}
+
+}  // namespace
+
+void register_nnet_converters(ConverterTable& table) {
+  table.add("BatchNormalization", 7, convert_batch_normalization);
+  table.add("GlobalAveragePool", 1, convert_global_average_pool);
+  table.add("GlobalMaxPool", 1, convert_global_max_pool);
+  table.add("LayerNormalization", 17, convert_layer_normalization);
+  table.add("LogSoftmax", 1, softmax_family<log_softmax>);
+  table.add("Softmax", 1, softmax_family<softmax>);
+}
+
+}  // namespace tscope::onnx

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <onnx/onnx_pb.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "model_builder.h"
+#include "support/test_util.h"
+#include "tscope/graph/traversal.h"
+#include "tscope/onnx/import.h"
+
+namespace tscope::onnx {
+namespace {
+
+using testing::ModelBuilder;
+constexpr int kFloat = ::onnx::TensorProto::FLOAT;
+constexpr int kInt64 = ::onnx::TensorProto::INT64;
+
+/// y = Relu(x + b) on a (batch, 3) input with a symbolic batch dim.
+ModelBuilder add_relu_model() {
+  ModelBuilder model;
+  model.input("x", kFloat, {"batch", 3}).output("y", kFloat, {"batch", 3});
+  model.float_initializer("b", {3}, {-1.0f, 0.0f, 1.0f});
+  model.node("Add", {"x", "b"}, {"sum"}, "add_bias");
+  model.node("Relu", {"sum"}, {"y"}, "relu1");
+  return model;
+}
+
+Error import_error(const std::string& bytes, const ImportOptions& options = {}) {
+  try {
+    (void)import_model_bytes(bytes, "bad.onnx", options);
+  } catch (const Error& error) {
+    return error;
+  }
+  ADD_FAILURE() << "import succeeded";
+  return Error(ErrorKind::Internal, "no error");
+}
+
+TEST(OnnxImport, RunsAModelWithASymbolicBatchDim) {
+  const ImportedModel model = import_model_bytes(add_relu_model().bytes(), "add_relu.onnx");
+  ASSERT_EQ(model.inputs.size(), 1u);
+  EXPECT_EQ(model.inputs[0].name, "x");
+  EXPECT_EQ(model.inputs[0].variable.type().dims, (Dims{kUnknownDim, 3}));
+  ASSERT_EQ(model.outputs.size(), 1u);
+  EXPECT_EQ(model.outputs[0].variable.name(), "y");
+  EXPECT_EQ(model.opset, 13);
+  EXPECT_EQ(model.node_count, 2);
+  ASSERT_EQ(model.initializers.size(), 1u);
+  EXPECT_EQ(model.initializers[0].variable.kind(), VariableKind::Shared);
+  Function f = function(model.input_variables(), model.output_variables());
+  for (std::int64_t batch : {1, 4}) {
+    std::vector<float> values;
+    for (std::int64_t i = 0; i < batch * 3; ++i) values.push_back(static_cast<float>(i % 5) - 2.0f);
+    const Tensor x = Tensor::from_vector<float>({batch, 3}, values);
+    const Tensor y = f({x})[0];
+    ASSERT_EQ(y.shape(), (Dims{batch, 3}));
+    const float bias[3] = {-1.0f, 0.0f, 1.0f};
+    for (std::int64_t i = 0; i < batch * 3; ++i) {
+      EXPECT_EQ(y.at(i), std::max(0.0, static_cast<double>(values[static_cast<std::size_t>(i)] + bias[i % 3])));
+    }
+  }
+}
+
+TEST(OnnxImport, NodesPointAtTheModelNodeTheyCameFrom) {
+  const ImportedModel model = import_model_bytes(add_relu_model().bytes(), "dir/add_relu.onnx");
+  const ApplyNode* relu = model.outputs[0].variable.owner();
+  ASSERT_NE(relu, nullptr);
+  EXPECT_EQ(relu->provenance().site.short_string(), "add_relu.onnx:2");
+  EXPECT_EQ(relu->provenance().site.function, "relu1");
+  EXPECT_EQ(relu->provenance().user_op, "onnx:Relu 'relu1'");
+  // Apply names read like the model: the inputs carry ONNX value names.
+  EXPECT_NE(relu->to_string().find("sum"), std::string::npos) << relu->to_string();
+}
+
+TEST(OnnxImport, InitializersMayBecomeConstants) {
+  ImportOptions options;
+  options.initializers_as_constants = true;
+  const ImportedModel model = import_model_bytes(add_relu_model().bytes(), "m.onnx", options);
+  EXPECT_EQ(model.initializers[0].variable.kind(), VariableKind::Constant);
+}
+
+TEST(OnnxImport, GivenInputDimsReplaceSymbolicOnes) {
+  ImportOptions options;
+  options.input_dims["x"] = Dims{8, 3};
+  const ImportedModel model = import_model_bytes(add_relu_model().bytes(), "m.onnx", options);
+  EXPECT_EQ(model.inputs[0].variable.type().dims, (Dims{8, 3}));
+  options.input_dims["x"] = Dims{8, 4};
+  EXPECT_EQ(import_error(add_relu_model().bytes(), options).kind(), ErrorKind::ShapeMismatch);
+}
+
+TEST(OnnxImport, ShapeArithmeticOnKnownDimsFoldsToConstants) {
+  // Reshape(x, Concat(Gather(Shape(x), 0), [-1])): the exporters' flatten idiom.
+  ModelBuilder model;
+  model.input("x", kFloat, {2, 3, 4}).output("y", kFloat, {2, 12});
+  model.int64_initializer("zero", {0});
+  model.int64_initializer("minus_one", {-1});
+  model.node("Shape", {"x"}, {"shape"});
+  model.node("Gather", {"shape", "zero"}, {"batch"});
+  model.node("Concat", {"batch", "minus_one"}, {"target"}).add_attribute()->CopyFrom([] {
+    ::onnx::AttributeProto axis;
+    axis.set_name("axis");
+    axis.set_type(::onnx::AttributeProto::INT);
+    axis.set_i(0);
+    return axis;
+  }());
+  model.node("Reshape", {"x", "target"}, {"y"});
+  ImportOptions options;
+  options.initializers_as_constants = true;
+  const ImportedModel imported = import_model_bytes(model.bytes(), "flatten.onnx", options);
+  const std::vector<ApplyNode*> nodes = ancestors_in_topological_order(imported.output_variables());
+  ASSERT_EQ(nodes.size(), 1u) << "only the Reshape should remain: " << nodes[0]->to_string();
+  EXPECT_EQ(nodes[0]->op().name, "Reshape");
+  EXPECT_EQ(imported.outputs[0].variable.type().dims, (Dims{2, 12}));
+}
+
+TEST(OnnxImport, TruncatedOrCorruptFilesAreParseErrors) {
+  const std::string bytes = add_relu_model().bytes();
+  const Error truncated = import_error(bytes.substr(0, bytes.size() / 2));
+  EXPECT_EQ(truncated.kind(), ErrorKind::Parse);
+  EXPECT_NE(std::string(truncated.what()).find("bad.onnx"), std::string::npos) << truncated.what();
+  EXPECT_EQ(import_error("this is not a protobuf message at all").kind(), ErrorKind::Parse);
+  EXPECT_EQ(import_error("").kind(), ErrorKind::Parse);
+}
+
+TEST(OnnxImport, UnknownOpNamesTheNodeAndOpType) {
+  ModelBuilder model;
+  model.input("x", kFloat, {2}).output("y", kFloat, {2});
+  model.node("Frobnicate", {"x"}, {"y"}, "mystery");
+  const Error error = import_error(model.bytes());
+  EXPECT_EQ(error.kind(), ErrorKind::Unsupported);
+  const std::string text = error.what();
+  EXPECT_NE(text.find("Frobnicate"), std::string::npos) << text;
+  EXPECT_NE(text.find("'mystery'"), std::string::npos) << text;
+  EXPECT_NE(text.find("bad.onnx"), std::string::npos) << text;
+}
+
+TEST(OnnxImport, UnknownAttributeIsRejected) {
+  ModelBuilder model;
+  model.input("x", kFloat, {2}).output("y", kFloat, {2});
+  testing::add_int_attribute(model.node("Relu", {"x"}, {"y"}, "r"), "slope_hint", 3);
+  const Error error = import_error(model.bytes());
+  EXPECT_EQ(error.kind(), ErrorKind::Unsupported);
+  EXPECT_NE(std::string(error.what()).find("slope_hint"), std::string::npos) << error.what();
+}
+
+TEST(OnnxImport, OpsetOutOfRangeIsUnsupported) {
+  ModelBuilder model(kMaxOpset + 1);
+  model.input("x", kFloat, {2}).output("y", kFloat, {2});
+  model.node("Relu", {"x"}, {"y"});
+  const Error error = import_error(model.bytes());
+  EXPECT_EQ(error.kind(), ErrorKind::Unsupported);
+  EXPECT_NE(std::string(error.what()).find("opset"), std::string::npos) << error.what();
+}
+
+TEST(OnnxImport, DanglingInputIsAParseError) {
+  ModelBuilder model;
+  model.input("x", kFloat, {2}).output("y", kFloat, {2});
+  model.node("Add", {"x", "nowhere"}, {"y"}, "adder");
+  const Error error = import_error(model.bytes());
+  EXPECT_EQ(error.kind(), ErrorKind::Parse);
+  EXPECT_NE(std::string(error.what()).find("'nowhere'"), std::string::npos) << error.what();
+}
+
+TEST(OnnxImport, UnsupportedDataTypeNamesTheValue) {
+  ModelBuilder model;
+  model.input("half", ::onnx::TensorProto::FLOAT16, {2}).output("y", kFloat, {2});
+  model.node("Relu", {"half"}, {"y"});
+  const Error error = import_error(model.bytes());
+  EXPECT_EQ(error.kind(), ErrorKind::Unsupported);
+  EXPECT_NE(std::string(error.what()).find("'half'"), std::string::npos) << error.what();
+}
+
+TEST(OnnxImport, InitializerWithTooFewValuesIsAParseError) {
+  ModelBuilder model = add_relu_model();
+  model.proto().mutable_graph()->mutable_initializer(0)->add_dims(2);  // now (3, 2): 6 values
+  const Error error = import_error(model.bytes());
+  EXPECT_EQ(error.kind(), ErrorKind::Parse);
+  EXPECT_NE(std::string(error.what()).find("'b'"), std::string::npos) << error.what();
+}
+
+TEST(OnnxImport, DataThatContradictsDeclaredDimsIsRejectedAtCallTime) {
+  const ImportedModel model = import_model_bytes(add_relu_model().bytes(), "m.onnx");
+  Function f = function(model.input_variables(), model.output_variables());
+  try {
+    (void)f({Tensor::zeros(DType::Float32, {2, 4})});
+    FAIL() << "expected ShapeMismatch";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::ShapeMismatch);
+    EXPECT_NE(std::string(error.what()).find("'x'"), std::string::npos) << error.what();
+  }
+}
+
+TEST(OnnxImport, MissingFileIsAnIoError) {
+  try {
+    (void)import_model("/nonexistent/model.onnx");
+    FAIL() << "expected Io";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::Io);
+  }
+}
+
+TEST(OnnxImport, MatMulOfStackedMatricesKeepsTheSymbolicBatch) {
+  ModelBuilder model;
+  model.input("a", kFloat, {"n", 2, 3}).output("c", kFloat, {"n", 2, 4});
+  std::vector<float> weights;
+  for (int i = 0; i < 12; ++i) weights.push_back(static_cast<float>(i) * 0.5f);
+  model.float_initializer("w", {3, 4}, weights);
+  model.node("MatMul", {"a", "w"}, {"c"});
+  const ImportedModel imported = import_model_bytes(model.bytes(), "matmul.onnx");
+  Function f = function(imported.input_variables(), imported.output_variables());
+  const Tensor a = tscope::testing::random_tensor(DType::Float32, {5, 2, 3}, 3);
+  const Tensor c = f({a})[0];
+  ASSERT_EQ(c.shape(), (Dims{5, 2, 4}));
+  for (std::int64_t b = 0; b < 5; ++b) {
+    for (std::int64_t i = 0; i < 2; ++i) {
+      for (std::int64_t j = 0; j < 4; ++j) {
+        double expected = 0;
+        for (std::int64_t k = 0; k < 3; ++k) expected += a.at((b * 2 + i) * 3 + k) * weights[static_cast<std::size_t>(k * 4 + j)];
+        EXPECT_NEAR(c.at((b * 2 + i) * 4 + j), expected, 1e-4);
+      }
+    }
+  }
+}
+
+TEST(OnnxImport, ReadsTensorFiles) {
+  ::onnx::TensorProto proto;
+  proto.set_name("t");
+  proto.set_data_type(kInt64);
+  proto.add_dims(3);
+  for (std::int64_t value : {4, -5, 6}) proto.add_int64_data(value);
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "tscope_tensor_test.pb";
+  {
+    std::ofstream stream(path, std::ios::binary);
+    stream << proto.SerializeAsString();
+  }
+  const Tensor value = read_tensor_file(path);
+  EXPECT_EQ(value.dtype(), DType::Int64);
+  EXPECT_EQ(value.to_doubles(), (std::vector<double>{4, -5, 6}));
+  std::filesystem::remove(path);
+}
+
+TEST(OnnxImport, SupportedOpTypesComeFromTheTable) {
+  const std::vector<std::string> types = supported_op_types();
+  EXPECT_TRUE(std::is_sorted(types.begin(), types.end()));
+  for (const char* expected : {"Add", "Gemm", "MatMul", "Reshape", "Softmax", "Transpose"}) {
+    EXPECT_NE(std::find(types.begin(), types.end(), expected), types.end()) << expected;
+  }
+}
+
+}  // namespace
+}  // namespace tscope::onnx

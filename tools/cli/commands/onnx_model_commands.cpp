@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+// `tscope run model.onnx` (print or save the outputs of one inference, for checking against other
+// runtimes) and the ONNX path of `tscope profile`.
+#include "onnx_model_commands.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "tscope/onnx/model_inputs.h"
+#include "tscope/ops/linalg.h"
+#include "tscope/profile/atomic_file.h"
+#include "tscope/profile/json_export.h"
+#include "tscope/runtime/function.h"
+
+namespace tscope::cli {
+namespace {
+
+struct LoadedModel {
+  onnx::ImportedModel model;
+  std::vector<Tensor> inputs;
+};
+
+LoadedModel load(const OnnxModelSettings& settings) {
+  if (settings.threads > 0) set_blas_threads(settings.threads);
+  onnx::ImportOptions options;
+  for (const std::string& assignment : settings.input_dims) {
+    auto [name, dims] = onnx::split_assignment(assignment, "--input");
+    options.input_dims[name] = onnx::parse_dims(dims);
+  }
+  std::map<std::string, std::filesystem::path, std::less<>> files;
+  for (const std::string& assignment : settings.input_data) {
+    auto [name, file] = onnx::split_assignment(assignment, "--input-data");
+    files[name] = file;
+  }
+  LoadedModel loaded{onnx::import_model(settings.model_path, options), {}};
+  loaded.inputs = onnx::model_inputs(loaded.model, files, settings.seed);
+  return loaded;
+}
+
+}  // namespace
+
+void add_onnx_model_options(CLI::App* command, OnnxModelSettings& settings) {
+  command->add_option("--input", settings.input_dims,
+                      "dims of an input with symbolic dims: NAME=D1xD2... (repeatable)");
+  command->add_option("--input-data", settings.input_data,
+                      "data of an input from a .pb (TensorProto) or .npy file: NAME=FILE "
+                      "(repeatable); other inputs get random values");
+  command->add_option("--threads", settings.threads, "BLAS threads (default: the library's)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--seed", settings.seed, "seed of the random inputs");
+}
+
+int profile_onnx_model(const OnnxModelSettings& model_settings,
+                       const OnnxProfileSettings& settings,
+                       profile::TextReportOptions report) {
+  const LoadedModel loaded = load(model_settings);
+  FunctionOptions options;
+  options.name = fmt::format("{} ({} nodes, opset {})",
+                             std::filesystem::path(loaded.model.source).filename().string(),
+                             loaded.model.node_count, loaded.model.opset);
+  options.profile = true;
+  Function inference = function(loaded.model.input_variables(), loaded.model.output_variables(), {},
+                                options);
+  for (int i = 0; i < settings.warmup; ++i) (void)inference(loaded.inputs);
+  inference.reset_profile_timings();
+  for (int i = 0; i < settings.iterations; ++i) (void)inference(loaded.inputs);
+  profile::Profile profile = inference.collector()->snapshot();
+  profile.blas = blas_description();
+  std::cout << profile::render_text(profile, report);
+  if (!settings.json_path.empty()) {
+    profile::write_file_atomically(settings.json_path, profile::to_json_text({profile}, report));
+  }
+  const double per_inference_ms =
+      profile.functions.empty() || profile.functions.front().call_count == 0
+          ? 0.0
+          : static_cast<double>(profile.functions.front().call_ns) * 1e-6 /
+                static_cast<double>(profile.functions.front().call_count);
+  std::cout << fmt::format("Inference: {:.3f} ms per call over {} calls ({} warm-up)\n",
+                           per_inference_ms, settings.iterations, settings.warmup);
+  return 0;
+}
+
+Action add_run_command(CLI::App& app) {
+  struct Settings {
+    OnnxModelSettings model;
+    std::string save_directory;
+    int max_elements = 16;
+  };
+  auto settings = std::make_shared<Settings>();
+  CLI::App* command =
+      app.add_subcommand("run", "Run one inference of an ONNX model and print its outputs");
+  command->add_option("model", settings->model.model_path, "the .onnx file")->required();
+  add_onnx_model_options(command, settings->model);
+  command->add_option("--save", settings->save_directory,
+                      "also write each output as DIR/output_K.pb (TensorProto)");
+  command->add_option("--max-elements", settings->max_elements,
+                      "values printed per output");
+  return [command, settings]() {
+    if (!command->parsed()) return -1;
+    const LoadedModel loaded = load(settings->model);
+    FunctionOptions options;
+    options.name = loaded.model.source;
+    options.profile = false;
+    Function inference =
+        function(loaded.model.input_variables(), loaded.model.output_variables(), {}, options);
+    const std::vector<Tensor> outputs = inference(loaded.inputs);
+    if (!settings->save_directory.empty()) {
+      std::filesystem::create_directories(settings->save_directory);
+    }
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      const std::string& name = loaded.model.outputs[k].name;
+      std::cout << fmt::format("{}: {} {}\n  {}\n", name, dtype_name(outputs[k].dtype()),
+                               outputs[k].shape().to_string(),
+                               outputs[k].to_string(settings->max_elements));
+      if (!settings->save_directory.empty()) {
+        onnx::write_tensor_file(
+            std::filesystem::path(settings->save_directory) / fmt::format("output_{}.pb", k),
+            outputs[k], name);
+      }
+    }
+    return 0;
+  };
+}
+
+}  // namespace tscope::cli
