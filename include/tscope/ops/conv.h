@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-/// Convolution and pooling builders for 2-D (NCHW) and 3-D (NCDHW) feature maps. Weights are
-/// OIHW / OIDHW with I = input channels / groups. Each op has a plain-loop reference kernel and a
-/// oneDNN kernel (impl "dnnl", float32 only; float64 runs the reference loops).
+/// Convolution, pooling and batch-normalisation builders for 2-D (NCHW) and 3-D (NCDHW) feature
+/// maps. Weights are OIHW / OIDHW with I = input channels / groups. Each op has a plain-loop
+/// reference kernel and a oneDNN kernel (impl "dnnl", float32 only; float64 runs the reference
+/// loops). Batch normalisation is a composite of reductions and elementwise ops.
 ///
 ///   Variable x = tensor5(DType::Float32, "x");                        // (N, C, D, H, W)
 ///   Variable w = shared(weights, "w");                                // (O, C, 3, 3, 3)
@@ -138,6 +139,39 @@ Variable max_pool_grad_grad(const Variable& x, const Variable& h, const PoolOpti
 /// The gradient of avg_pool(), given dy and x's shape as a 1-D int64 Variable.
 Variable avg_pool_grad(const Variable& dy, const Variable& input_shape, const PoolOptions& options,
                        const std::source_location& location = std::source_location::current());
+
+/// Batch-normalisation settings.
+struct BatchNormOptions {
+  double epsilon = 1e-5;   ///< added to the variance before the square root
+  double momentum = 0.1;   ///< weight of the batch statistics in the running averages
+};
+
+/// What batch_norm_train() builds. The running averages are new values for the caller to pass as
+/// function updates: `{{running_mean, bn.new_running_mean}, {running_var, bn.new_running_var}}`.
+struct BatchNormTraining {
+  Variable y;                 ///< x normalised with the batch statistics, scaled and shifted
+  Variable batch_mean;        ///< (C,)
+  Variable batch_var;         ///< (C,) population variance (the one y divides by)
+  Variable new_running_mean;  ///< (1 - momentum) * running_mean + momentum * batch_mean
+  Variable new_running_var;   ///< the same with the unbiased batch variance (count / (count - 1))
+};
+
+/// Batch normalisation in training mode over every axis but 1 of x (N, C, spatial...):
+/// (x - mean) / sqrt(var + epsilon) * gamma + beta, with gamma, beta, running_mean and
+/// running_var of shape (C,). A composite of reductions and elementwise ops (so it fuses and
+/// differentiates like them), named "batch_norm" in profiles. Throws TypeMismatch for ranks below
+/// 2 or parameters that are not vectors, ShapeMismatch when their static length is not C.
+BatchNormTraining batch_norm_train(
+    const Variable& x, const Variable& gamma, const Variable& beta, const Variable& running_mean,
+    const Variable& running_var, const BatchNormOptions& options = {},
+    const std::source_location& location = std::source_location::current());
+
+/// Batch normalisation in inference mode: the given statistics (usually the running averages)
+/// instead of the batch's.
+Variable batch_norm_inference(
+    const Variable& x, const Variable& gamma, const Variable& beta, const Variable& mean,
+    const Variable& var, const BatchNormOptions& options = {},
+    const std::source_location& location = std::source_location::current());
 
 /// Mean over every spatial axis of x (N, C, spatial...), keeping them as extent 1 (ONNX's
 /// GlobalAveragePool). A composite of mean().
