@@ -30,20 +30,35 @@ Variable constant(const Tensor& value, std::string name, const std::source_locat
   return make_constant(value, std::move(name), location);
 }
 
-Variable shared(const Tensor& value, std::string name, const std::source_location& location) {
+namespace {
+
+Variable make_shared_variable(const Tensor& value, std::string name, const Dims& dims,
+                              const std::source_location& location) {
   if (!value.defined()) {
     throw_error(ErrorKind::InvalidArgument, "shared variable '{}' needs a defined initial value", name);
   }
   auto node = std::make_shared<VariableNode>();
   node->id = detail::next_graph_id();
-  // Dims of size 1 stay static so broadcasting rules (bias vectors etc.) keep working.
-  Dims dims = Dims::filled(value.rank(), kUnknownDim);
   node->type = Type{value.dtype(), dims};
   node->name = name;
   node->kind = VariableKind::Shared;
   node->shared = std::make_shared<SharedStorage>(SharedStorage{std::move(name), node->type, value});
   node->provenance = Provenance{SourceSite::from(location), "shared"};
   return Variable(std::move(node));
+}
+
+}  // namespace
+
+Variable shared(const Tensor& value, std::string name, const std::source_location& location) {
+  // Unknown dims (Theano's default: shared variables are not broadcastable), so a later value
+  // may have another shape.
+  return make_shared_variable(value, std::move(name), Dims::filled(value.rank(), kUnknownDim),
+                              location);
+}
+
+Variable shared_fixed_shape(const Tensor& value, std::string name,
+                            const std::source_location& location) {
+  return make_shared_variable(value, std::move(name), value.shape(), location);
 }
 
 }  // namespace tscope

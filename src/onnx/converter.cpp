@@ -184,7 +184,9 @@ const ConverterTable& converter_table() {
     ConverterTable built;
     register_conv_converters(built);
     register_elementwise_converters(built);
+    register_layout_converters(built);
     register_linalg_converters(built);
+    register_loss_converters(built);
     register_nnet_converters(built);
     register_reduce_converters(built);
     register_shape_converters(built);

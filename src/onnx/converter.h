@@ -102,7 +102,9 @@ class ConverterTable {
 // One registration function per src/onnx/ops/<category>.cpp.
 void register_conv_converters(ConverterTable& table);
 void register_elementwise_converters(ConverterTable& table);
+void register_layout_converters(ConverterTable& table);
 void register_linalg_converters(ConverterTable& table);
+void register_loss_converters(ConverterTable& table);
 void register_nnet_converters(ConverterTable& table);
 void register_reduce_converters(ConverterTable& table);
 void register_shape_converters(ConverterTable& table);

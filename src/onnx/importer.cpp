@@ -138,7 +138,7 @@ class Importer {
       }
       Variable variable = options_.initializers_as_constants
                               ? constant(value, initializer.name())
-                              : shared(value, initializer.name());
+                              : shared_fixed_shape(value, initializer.name());
       values_[initializer.name()] = variable;
       result.initializers.push_back({initializer.name(), variable});
     }

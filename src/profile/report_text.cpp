@@ -275,6 +275,10 @@ void render_apply_table(const Profile& profile,
     }
     cells.push_back(" " + truncate(node.apply_name, width));
     out += join(cells, " ") + "\n";
+    // Nodes imported from a model file name the model node they came from, so a user can find it.
+    if (node.user_op.starts_with("onnx:")) {
+      out += fmt::format("    <- {} at {}\n", node.user_op, node.source_site);
+    }
     if (options.show_io) {
       for (std::size_t k = 0; k < node.inputs.size(); ++k) {
         out += fmt::format("    input {}: {}\n", k, describe_tensor(node.inputs[k]));

@@ -34,5 +34,9 @@ Variable constant(const Tensor& value, std::string name = "",
 /// the value's dtype and rank with unknown dims, so later values may change shape.
 Variable shared(const Tensor& value, std::string name,
                 const std::source_location& location = std::source_location::current());
+/// A shared variable whose type fixes every dim to the value's: axes of extent 1 broadcast, and
+/// set_value accepts only values of this shape (model weights imported from a file).
+Variable shared_fixed_shape(const Tensor& value, std::string name,
+                            const std::source_location& location = std::source_location::current());
 
 }  // namespace tscope

@@ -82,6 +82,67 @@ Outputs convert_conv(NodeContext& ctx) {
   return {y + dimshuffle(ctx.input(2), pattern)};
 }
 
+/// Pads of a ConvTranspose whose output extents are given (output_shape) or implied by SAME
+/// auto-padding (input * stride): ONNX's total-padding rule, the odd pad at the end for
+/// SAME_UPPER and at the beginning otherwise.
+Padding transpose_padding(NodeContext& ctx, const Variable& x, const Window& window,
+                          const std::vector<std::int64_t>& output_padding) {
+  const std::string auto_pad = ctx.attribute_string("auto_pad", "NOTSET");
+  std::vector<std::int64_t> output_shape = ctx.attribute_ints("output_shape", {});
+  const std::size_t spatial = window.kernel.size();
+  if (output_shape.empty() && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") {
+    if (auto_pad == "VALID") return Padding::valid();
+    if (auto_pad != "NOTSET") ctx.unsupported(fmt::format("auto_pad={}", auto_pad));
+    const std::vector<std::int64_t> pads = ctx.attribute_ints("pads", {});
+    if (pads.empty()) return Padding::valid();
+    if (pads.size() != 2 * spatial) {
+      throw_error(ErrorKind::InvalidArgument, "pads has {} entries; {} spatial axes need {}",
+                  pads.size(), spatial, 2 * spatial);
+    }
+    return Padding::explicit_pads({pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(spatial)},
+                                  {pads.begin() + static_cast<std::ptrdiff_t>(spatial), pads.end()});
+  }
+  ctx.ignore_attribute("pads");  // output_shape or auto_pad decide them
+  if (output_shape.size() > spatial) {
+    output_shape.erase(output_shape.begin(), output_shape.end() - static_cast<std::ptrdiff_t>(spatial));
+  }
+  std::vector<std::int64_t> begin;
+  std::vector<std::int64_t> end;
+  for (std::size_t i = 0; i < spatial; ++i) {
+    const std::int64_t in = x.type().dims[static_cast<int>(i) + 2];
+    if (in == kUnknownDim) ctx.unsupported("ConvTranspose output_shape/auto_pad on an unknown extent");
+    const std::int64_t wanted = output_shape.empty() ? in * window.strides[i] : output_shape[i];
+    const std::int64_t reach = (window.kernel[i] - 1) * window.dilations[i] + 1;
+    const std::int64_t total = window.strides[i] * (in - 1) + output_padding[i] + reach - wanted;
+    if (total < 0) ctx.unsupported("an output_shape larger than the transposed convolution reaches");
+    const bool upper = auto_pad == "SAME_UPPER";
+    begin.push_back(upper ? total / 2 : total - total / 2);
+    end.push_back(upper ? total - total / 2 : total / 2);
+  }
+  return Padding::explicit_pads(begin, end);
+}
+
+Outputs convert_conv_transpose(NodeContext& ctx) {
+  const Variable& x = ctx.input(0);
+  const Variable& w = ctx.input(1);
+  std::vector<std::int64_t> kernel;
+  for (int axis = 2; axis < w.rank(); ++axis) kernel.push_back(w.type().dims[axis]);
+  kernel = ctx.attribute_ints("kernel_shape", kernel);
+  const Window window = window_of(ctx, kernel);
+  ConvTransposeOptions options;
+  options.strides = window.strides;
+  options.dilations = window.dilations;
+  options.groups = ctx.attribute_int("group", 1);
+  options.output_padding =
+      ctx.attribute_ints("output_padding", std::vector<std::int64_t>(kernel.size(), 0));
+  options.padding = transpose_padding(ctx, x, window, options.output_padding);
+  Variable y = conv_transpose(x, w, options);
+  if (!ctx.has_input(2)) return {y};
+  std::vector<std::int64_t> pattern = {kNewAxis, 0};
+  for (int axis = 2; axis < x.rank(); ++axis) pattern.push_back(kNewAxis);
+  return {y + dimshuffle(ctx.input(2), pattern)};
+}
+
 /// Extra end padding that turns floor into ceil output extents (ceil_mode=1); zero when both
 /// agree. A window may not start in the end padding (ONNX drops such windows).
 std::vector<std::int64_t> ceil_mode_extra(NodeContext& ctx, const Variable& x, const Window& window,
@@ -140,8 +201,9 @@ Outputs convert_pool(NodeContext& ctx) {
 }  // namespace
 
 void register_conv_converters(ConverterTable& table) {
-  table.add("AveragePool", 7, convert_pool<false>);
+  table.add("AveragePool", 1, convert_pool<false>);
   table.add("Conv", 1, convert_conv);
+  table.add("ConvTranspose", 1, convert_conv_transpose);
   table.add("MaxPool", 1, convert_pool<true>);
 }
 

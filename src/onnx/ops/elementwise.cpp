@@ -101,7 +101,14 @@ Outputs convert_selu(NodeContext& ctx) {
 
 Outputs convert_prelu(NodeContext& ctx) {
   const Variable& x = ctx.input(0);
-  return {switch_(lt(x, 0.0), x * ctx.input(1), x)};
+  Variable slope = ctx.input(1);
+  // Before opset 7 a 1-D slope is per channel (axis 1); from 7 on it broadcasts like NumPy.
+  if (ctx.opset() < 7 && slope.rank() == 1 && x.rank() > 2) {
+    std::vector<std::int64_t> pattern = {kNewAxis, 0};
+    for (int axis = 2; axis < x.rank(); ++axis) pattern.push_back(kNewAxis);
+    slope = dimshuffle(slope, pattern);
+  }
+  return {switch_(lt(x, 0.0), x * slope, x)};
 }
 
 Outputs convert_hard_sigmoid(NodeContext& ctx) {
@@ -136,6 +143,59 @@ Outputs convert_clip_11(NodeContext& ctx) {
   if (ctx.has_input(1)) x = maximum(x, ctx.input(1));
   if (ctx.has_input(2)) x = minimum(x, ctx.input(2));
   return {x};
+}
+
+Outputs convert_shrink(NodeContext& ctx) {
+  const Variable& x = ctx.input(0);
+  const double lambd = ctx.attribute_float("lambd", 0.5);
+  const double bias = ctx.attribute_float("bias", 0.0);
+  return {switch_(lt(x, -lambd), x + bias, switch_(gt(x, lambd), x - bias, 0.0))};
+}
+
+Outputs convert_is_inf(NodeContext& ctx) {
+  const Variable& x = ctx.input(0);
+  const bool positive = ctx.attribute_int("detect_positive", 1) != 0;
+  const bool negative = ctx.attribute_int("detect_negative", 1) != 0;
+  const double infinity = std::numeric_limits<double>::infinity();
+  if (positive && negative) return {eq(abs(x), infinity)};
+  if (positive) return {eq(x, infinity)};
+  if (negative) return {eq(x, -infinity)};
+  return {logical_and(eq(x, infinity), eq(x, -infinity))};  // detects nothing: all false
+}
+
+Outputs convert_is_nan(NodeContext& ctx) {
+  const Variable& x = ctx.input(0);
+  return {neq(x, x)};  // NaN is the only value unequal to itself
+}
+
+Outputs convert_tan(NodeContext& ctx) {
+  const Variable& x = ctx.input(0);
+  return {sin(x) / cos(x)};
+}
+
+Outputs convert_sinh(NodeContext& ctx) {
+  const Variable& x = ctx.input(0);
+  return {(exp(x) - exp(-x)) * 0.5};
+}
+
+Outputs convert_cosh(NodeContext& ctx) {
+  const Variable& x = ctx.input(0);
+  return {(exp(x) + exp(-x)) * 0.5};
+}
+
+Outputs convert_asinh(NodeContext& ctx) {
+  const Variable& x = ctx.input(0);
+  return {log(x + sqrt(sqr(x) + 1.0))};
+}
+
+Outputs convert_acosh(NodeContext& ctx) {
+  const Variable& x = ctx.input(0);
+  return {log(x + sqrt(sqr(x) - 1.0))};
+}
+
+Outputs convert_atanh(NodeContext& ctx) {
+  const Variable& x = ctx.input(0);
+  return {log((x + 1.0) / (-x + 1.0)) * 0.5};
 }
 
 Outputs convert_where(NodeContext& ctx) {
@@ -189,6 +249,15 @@ Outputs convert_dropout(NodeContext& ctx) {
 
 void register_elementwise_converters(ConverterTable& table) {
   table.add("Abs", 6, unary<abs>);
+  table.add("Acosh", 9, convert_acosh);
+  table.add("Asinh", 9, convert_asinh);
+  table.add("Atanh", 9, convert_atanh);
+  table.add("Cosh", 9, convert_cosh);
+  table.add("IsInf", 10, convert_is_inf);
+  table.add("IsNaN", 9, convert_is_nan);
+  table.add("Shrink", 9, convert_shrink);
+  table.add("Sinh", 9, convert_sinh);
+  table.add("Tan", 7, convert_tan);
   table.add("Add", 1, binary<add>);
   table.add("And", 1, binary<logical_and>);
   table.add("Cast", 6, convert_cast);
@@ -219,7 +288,7 @@ void register_elementwise_converters(ConverterTable& table) {
   table.add("Neg", 6, unary<neg>);
   table.add("Not", 1, unary<logical_not>);
   table.add("Or", 1, binary<logical_or>);
-  table.add("PRelu", 7, convert_prelu);
+  table.add("PRelu", 6, convert_prelu);
   table.add("Pow", 1, convert_pow);
   table.add("Reciprocal", 6, unary<reciprocal>);
   table.add("Relu", 6, unary<relu>);

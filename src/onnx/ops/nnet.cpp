@@ -3,6 +3,8 @@
 // conventions), BatchNormalization (inference), LayerNormalization, global pooling.
 #include "../converter.h"
 #include "shape_builder.h"
+#include "tscope/graph/constructors.h"
+#include "tscope/ops/elementwise_more.h"
 #include "tscope/ops/elementwise.h"
 #include "tscope/ops/nnet.h"
 #include "tscope/ops/reduce.h"
@@ -61,6 +63,7 @@ Outputs convert_batch_normalization(NodeContext& ctx) {
     ctx.unsupported("BatchNormalization in training mode");
   }
   ctx.ignore_attribute("momentum");  // only used in training mode
+  ctx.ignore_attribute("is_test");   // opset < 7; inference whenever only Y is requested
   ctx.ignore_attribute("spatial");   // opset < 9; 1 (per channel) is the only common value
   const double epsilon = ctx.attribute_float("epsilon", 1e-5);
   const int rank = x.rank();
@@ -96,6 +99,28 @@ std::vector<std::int64_t> spatial_axes(const Variable& x) {
   return axes;
 }
 
+Outputs convert_instance_normalization(NodeContext& ctx) {
+  const Variable& x = ctx.input(0);
+  const double epsilon = ctx.attribute_float("epsilon", 1e-5);
+  const std::vector<std::int64_t> axes = spatial_axes(x);
+  const Variable centred = x - mean(x, axes, /*keepdims=*/true);
+  const Variable variance = mean(sqr(centred), axes, /*keepdims=*/true);
+  return {centred / sqrt(variance + epsilon) * per_channel(ctx.input(1), x.rank()) +
+          per_channel(ctx.input(2), x.rank())};
+}
+
+/// 1 at the first maximum along the last axis, 0 elsewhere.
+Variable hardmax_last_axis(const Variable& x, const std::source_location& /*location*/) {
+  const std::int64_t extent = x.type().dims[x.rank() - 1];
+  if (extent == kUnknownDim) {
+    throw_error(ErrorKind::Unsupported, "Hardmax over an axis of unknown extent is not supported");
+  }
+  std::vector<double> indices;
+  for (std::int64_t i = 0; i < extent; ++i) indices.push_back(static_cast<double>(i));
+  const Variable index = constant(Tensor::from_doubles(DType::Int64, {extent}, indices));
+  return cast(eq(argmax(x, {x.rank() - 1}, /*keepdims=*/true), index), x.dtype());
+}
+
 Outputs convert_global_average_pool(NodeContext& ctx) {
   const Variable& x = ctx.input(0);
   return {mean(x, spatial_axes(x), /*keepdims=*/true)};
@@ -109,9 +134,11 @@ Outputs convert_global_max_pool(NodeContext& ctx) {
 }  // namespace
 
 void register_nnet_converters(ConverterTable& table) {
-  table.add("BatchNormalization", 7, convert_batch_normalization);
+  table.add("BatchNormalization", 6, convert_batch_normalization);
   table.add("GlobalAveragePool", 1, convert_global_average_pool);
   table.add("GlobalMaxPool", 1, convert_global_max_pool);
+  table.add("Hardmax", 1, softmax_family<hardmax_last_axis>);
+  table.add("InstanceNormalization", 6, convert_instance_normalization);
   table.add("LayerNormalization", 17, convert_layer_normalization);
   table.add("LogSoftmax", 1, softmax_family<log_softmax>);
   table.add("Softmax", 1, softmax_family<softmax>);

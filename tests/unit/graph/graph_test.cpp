@@ -68,3 +68,27 @@ TEST(Graph, UnknownOpNameIsAClearError) {
 
 }  // namespace
 }  // namespace tscope
+
+namespace tscope {
+namespace {
+
+TEST(SharedVariables, DefaultTypeLeavesDimsUnknownSoValuesMayChangeShape) {
+  Variable w = shared(Tensor::zeros(DType::Float32, {1, 3}), "w");
+  EXPECT_EQ(w.type().dims, (Dims{kUnknownDim, kUnknownDim}));
+  w.set_value(Tensor::zeros(DType::Float32, {4, 5}));
+  EXPECT_EQ(w.get_value().shape(), (Dims{4, 5}));
+}
+
+TEST(SharedVariables, FixedShapeTypeBroadcastsAndRejectsOtherShapes) {
+  Variable bias = shared_fixed_shape(Tensor::from_vector<float>({1, 3}, {1, 2, 3}), "bias");
+  EXPECT_EQ(bias.type().dims, (Dims{1, 3}));
+  EXPECT_TRUE(bias.type().is_broadcastable(0));
+  Variable x = matrix(DType::Float32, "x");
+  Function f = function({x}, {x + bias});
+  const Tensor y = f({Tensor::zeros(DType::Float32, {2, 3})})[0];
+  EXPECT_EQ(y.to_doubles(), (std::vector<double>{1, 2, 3, 1, 2, 3}));
+  EXPECT_THROW(bias.set_value(Tensor::zeros(DType::Float32, {2, 3})), Error);
+}
+
+}  // namespace
+}  // namespace tscope

@@ -8,6 +8,7 @@
 #include "support/test_util.h"
 #include "tscope/graph/traversal.h"
 #include "tscope/onnx/import.h"
+#include "tscope/profile/report_text.h"
 
 namespace tscope::onnx {
 namespace {
@@ -70,6 +71,17 @@ TEST(OnnxImport, NodesPointAtTheModelNodeTheyCameFrom) {
   EXPECT_EQ(relu->provenance().user_op, "onnx:Relu 'relu1'");
   // Apply names read like the model: the inputs carry ONNX value names.
   EXPECT_NE(relu->to_string().find("sum"), std::string::npos) << relu->to_string();
+}
+
+TEST(OnnxImport, ProfileApplyRowsNameTheModelNode) {
+  const ImportedModel model = import_model_bytes(add_relu_model().bytes(), "add_relu.onnx");
+  FunctionOptions options;
+  options.profile = true;
+  Function f = function(model.input_variables(), model.output_variables(), {}, options);
+  (void)f({Tensor::zeros(DType::Float32, {2, 3})});
+  const std::string report = profile::render_text(f.collector()->snapshot());
+  EXPECT_NE(report.find("<- onnx:Relu 'relu1' at add_relu.onnx:2"), std::string::npos) << report;
+  EXPECT_NE(report.find("<- onnx:Add 'add_bias' at add_relu.onnx:1"), std::string::npos) << report;
 }
 
 TEST(OnnxImport, InitializersMayBecomeConstants) {

@@ -14,6 +14,7 @@
 #include "tscope/ops/linalg.h"
 #include "tscope/profile/atomic_file.h"
 #include "tscope/profile/json_export.h"
+#include "tscope/profile/min_peak_search.h"
 #include "tscope/runtime/function.h"
 
 namespace tscope::cli {
@@ -70,6 +71,7 @@ int profile_onnx_model(const OnnxModelSettings& model_settings,
   for (int i = 0; i < settings.iterations; ++i) (void)inference(loaded.inputs);
   profile::Profile profile = inference.collector()->snapshot();
   profile.blas = blas_description();
+  if (settings.min_peak) profile::add_min_peaks(profile);
   std::cout << profile::render_text(profile, report);
   if (!settings.json_path.empty()) {
     profile::write_file_atomically(settings.json_path, profile::to_json_text({profile}, report));

@@ -26,6 +26,7 @@ struct OnnxProfileSettings {
   int iterations = 10;
   int warmup = 1;
   std::string json_path;
+  bool min_peak = false;  ///< search the minimum memory peak over node orders
 };
 
 /// `tscope profile model.onnx`: imports the model, runs warm-up then timed inferences with the

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// `tscope profile`: run the built-in training job with the profiler on and print the report
-// (every section: function, globals, class, ops, apply, memory, tips); --json also writes it.
+// `tscope profile [model.onnx]`: run the built-in training job, or inference of an ONNX model,
+// with the profiler on and print the report (every section: function, globals, class, ops,
+// apply, memory, tips); --json also writes it.
 #include <fmt/format.h>
 
 #include <iostream>
 #include <memory>
 
 #include "commands.h"
+#include "onnx_model_commands.h"
 #include "tscope/models/mlp_training.h"
 #include "tscope/ops/linalg.h"
 #include "tscope/profile/atomic_file.h"
@@ -28,10 +30,22 @@ Action add_profile_command(CLI::App& app) {
     bool optimizer = false;
     bool by_signature = false;
     std::string json_path;
+    OnnxModelSettings model;
+    OnnxProfileSettings inference;
   };
   auto settings = std::make_shared<Settings>();
   CLI::App* command = app.add_subcommand(
-      "profile", "Run a training function with the profiler on and print the profile");
+      "profile",
+      "Run the built-in training job, or inference of an ONNX model, with the profiler on and "
+      "print the profile");
+  command->add_option("model", settings->model.model_path,
+                      "an .onnx model to profile (default: the built-in MLP training job)");
+  command->add_option("--iters", settings->inference.iterations, "timed inferences (ONNX model)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--warmup", settings->inference.warmup,
+                      "untimed inferences before them (ONNX model)")
+      ->check(CLI::NonNegativeNumber);
+  add_onnx_model_options(command, settings->model);
   command->add_option("--steps", settings->steps, "training steps")->check(CLI::PositiveNumber);
   command->add_option("--batch", settings->batch_size, "batch size")->check(CLI::PositiveNumber);
   command->add_option("--n-ops", settings->n_ops, "rows in the Class and Ops tables")
@@ -54,16 +68,7 @@ Action add_profile_command(CLI::App& app) {
                       "also write the profile as JSON (docs/profiler_formats.md) to this file");
   return [command, settings]() {
     if (!command->parsed()) return -1;
-    models::MlpTrainingConfig config;
-    config.steps = settings->steps;
-    config.batch_size = settings->batch_size;
-    config.options.profile = true;
-    const models::TrainingRun run = models::train_mlp(config);
-    profile::Profile profile = run.train->collector()->snapshot();
-    profile.blas = blas_description();
-    if (settings->min_peak || profile::process_flags().min_peak_memory) {
-      profile::add_min_peaks(profile);
-    }
+    const bool min_peak = settings->min_peak || profile::process_flags().min_peak_memory;
     profile::TextReportOptions report = profile::report_options(profile::process_flags());
     report.n_ops = settings->n_ops;
     report.n_apply = settings->n_apply;
@@ -72,6 +77,19 @@ Action add_profile_command(CLI::App& app) {
     report.show_memory = true;
     report.show_optimizer = report.show_optimizer || settings->optimizer;
     report.show_signatures = settings->by_signature;
+    if (!settings->model.model_path.empty()) {
+      settings->inference.json_path = settings->json_path;
+      settings->inference.min_peak = min_peak;
+      return profile_onnx_model(settings->model, settings->inference, report);
+    }
+    models::MlpTrainingConfig config;
+    config.steps = settings->steps;
+    config.batch_size = settings->batch_size;
+    config.options.profile = true;
+    const models::TrainingRun run = models::train_mlp(config);
+    profile::Profile profile = run.train->collector()->snapshot();
+    profile.blas = blas_description();
+    if (min_peak) profile::add_min_peaks(profile);
     std::cout << profile::render_text(profile, report);
     if (!settings->json_path.empty()) {
       profile::write_file_atomically(settings->json_path, profile::to_json_text({profile}, report));
