@@ -188,6 +188,7 @@ const ConverterTable& converter_table() {
     register_linalg_converters(built);
     register_loss_converters(built);
     register_nnet_converters(built);
+    register_ordering_converters(built);
     register_recurrent_converters(built);
     register_reduce_converters(built);
     register_shape_converters(built);

@@ -106,6 +106,7 @@ void register_layout_converters(ConverterTable& table);
 void register_linalg_converters(ConverterTable& table);
 void register_loss_converters(ConverterTable& table);
 void register_nnet_converters(ConverterTable& table);
+void register_ordering_converters(ConverterTable& table);
 void register_recurrent_converters(ConverterTable& table);
 void register_reduce_converters(ConverterTable& table);
 void register_shape_converters(ConverterTable& table);

@@ -234,6 +234,53 @@ TEST(OnnxImport, MatMulOfStackedMatricesKeepsTheSymbolicBatch) {
   }
 }
 
+TEST(OnnxImport, CumSumInAllFourModes) {
+  for (int mode = 0; mode < 4; ++mode) {
+    const bool exclusive = (mode & 1) != 0;
+    const bool reverse = (mode & 2) != 0;
+    ModelBuilder model;
+    model.input("x", kFloat, {2, 4}).output("y", kFloat, {2, 4});
+    model.int64_initializer("axis", {1});
+    auto& node = model.node("CumSum", {"x", "axis"}, {"y"});
+    testing::add_int_attribute(node, "exclusive", exclusive ? 1 : 0);
+    testing::add_int_attribute(node, "reverse", reverse ? 1 : 0);
+    const ImportedModel imported = import_model_bytes(model.bytes(), "cumsum.onnx");
+    Function f = function(imported.input_variables(), imported.output_variables());
+    const Tensor x = Tensor::from_vector<float>({2, 4}, {1, 2, 3, 4, -1, 5, 0, 2});
+    const Tensor y = f({x})[0];
+    for (std::int64_t row = 0; row < 2; ++row) {
+      for (std::int64_t j = 0; j < 4; ++j) {
+        double expected = 0;
+        for (std::int64_t i = 0; i < 4; ++i) {
+          const bool take = reverse ? (exclusive ? i > j : i >= j) : (exclusive ? i < j : i <= j);
+          if (take) expected += x.at(row * 4 + i);
+        }
+        EXPECT_EQ(y.at(row * 4 + j), expected) << "mode " << mode << " at " << row << "," << j;
+      }
+    }
+  }
+}
+
+TEST(OnnxImport, TopKGivesSortedValuesAndFirstIndicesOnTies) {
+  for (const bool largest : {true, false}) {
+    ModelBuilder model;
+    model.input("x", kFloat, {2, 5}).output("values", kFloat, {2, 3}).output("indices", kInt64, {2, 3});
+    model.int64_initializer("k", {3});
+    testing::add_int_attribute(model.node("TopK", {"x", "k"}, {"values", "indices"}), "largest",
+                               largest ? 1 : 0);
+    const ImportedModel imported = import_model_bytes(model.bytes(), "topk.onnx");
+    Function f = function(imported.input_variables(), imported.output_variables());
+    const auto out = f({Tensor::from_vector<float>({2, 5}, {3, 1, 4, 1, 5, 2, 7, 1, 8, 2})});
+    if (largest) {
+      EXPECT_EQ(out[0].to_doubles(), (std::vector<double>{5, 4, 3, 8, 7, 2}));
+      EXPECT_EQ(out[1].to_doubles(), (std::vector<double>{4, 2, 0, 3, 1, 0}));
+    } else {
+      EXPECT_EQ(out[0].to_doubles(), (std::vector<double>{1, 1, 3, 1, 2, 2}));
+      EXPECT_EQ(out[1].to_doubles(), (std::vector<double>{1, 3, 0, 2, 0, 4}));
+    }
+  }
+}
+
 TEST(OnnxImport, ReadsTensorFiles) {
   ::onnx::TensorProto proto;
   proto.set_name("t");
