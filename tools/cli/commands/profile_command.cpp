@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// `tscope profile [model.onnx]`: run the built-in training job, or inference of an ONNX model,
-// with the profiler on and print the report (every section: function, globals, class, ops,
-// apply, memory, tips); --json also writes it.
+// `tscope profile [model.onnx]`: run a built-in training job (the voxel 3-D CNN by default,
+// `--model mlp` for the MLP), or inference of an ONNX model, with the profiler on and print the
+// report (every section: function, globals, class, ops, apply, memory, tips); --json also writes it.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "onnx_model_commands.h"
 #include "tscope/models/mlp_training.h"
+#include "tscope/models/voxel_cnn_training.h"
 #include "tscope/ops/linalg.h"
 #include "tscope/profile/atomic_file.h"
 #include "tscope/profile/json_export.h"
@@ -17,11 +18,29 @@
 #include "tscope/profile/report_text.h"
 
 namespace tscope::cli {
+namespace {
+// Runs the named built-in training job with the profiler on; 0 steps or batch keeps its default.
+models::TrainingRun run_builtin_job(const std::string& name, int steps, std::int64_t batch_size) {
+  if (name == "mlp") {
+    models::MlpTrainingConfig config;
+    if (steps > 0) config.steps = steps;
+    if (batch_size > 0) config.batch_size = batch_size;
+    config.options.profile = true;
+    return models::train_mlp(config);
+  }
+  models::VoxelCnnTrainingConfig config;
+  if (steps > 0) config.steps = steps;
+  if (batch_size > 0) config.batch_size = batch_size;
+  config.options.profile = true;
+  return models::train_voxel_cnn(config);
+}
+}  // namespace
 
 Action add_profile_command(CLI::App& app) {
   struct Settings {
-    int steps = 20;
-    std::int64_t batch_size = 64;
+    std::string builtin = "voxel";
+    int steps = 0;               // 0: the job's default (voxel 10, mlp 20)
+    std::int64_t batch_size = 0;  // 0: the job's default (voxel 8, mlp 64)
     int n_ops = 20;
     int n_apply = 20;
     bool distribution = false;
@@ -36,10 +55,14 @@ Action add_profile_command(CLI::App& app) {
   auto settings = std::make_shared<Settings>();
   CLI::App* command = app.add_subcommand(
       "profile",
-      "Run the built-in training job, or inference of an ONNX model, with the profiler on and "
-      "print the profile");
+      "Run a built-in training job (a 3-D CNN on molecular voxel grids, or an MLP), or inference "
+      "of an ONNX model, with the profiler on and print the profile");
   command->add_option("model", settings->model.model_path,
-                      "an .onnx model to profile (default: the built-in MLP training job)");
+                      "an .onnx model to profile (default: a built-in training job, see --model)");
+  command->add_option("--model", settings->builtin,
+                      "built-in training job: voxel (3-D CNN, 16^3 grid, batch 8) or mlp "
+                      "(784-512-512-10, batch 64)")
+      ->check(CLI::IsMember({"voxel", "mlp"}));
   command->add_option("--iters", settings->inference.iterations, "timed inferences (ONNX model)")
       ->check(CLI::PositiveNumber);
   command->add_option("--warmup", settings->inference.warmup,
@@ -82,11 +105,8 @@ Action add_profile_command(CLI::App& app) {
       settings->inference.min_peak = min_peak;
       return profile_onnx_model(settings->model, settings->inference, report);
     }
-    models::MlpTrainingConfig config;
-    config.steps = settings->steps;
-    config.batch_size = settings->batch_size;
-    config.options.profile = true;
-    const models::TrainingRun run = models::train_mlp(config);
+    const models::TrainingRun run = run_builtin_job(settings->builtin, settings->steps,
+                                                    settings->batch_size);
     profile::Profile profile = run.train->collector()->snapshot();
     profile.blas = blas_description();
     if (min_peak) profile::add_min_peaks(profile);
