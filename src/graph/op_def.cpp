@@ -33,9 +33,15 @@ Tensor& KernelContext::allocate_output(int index, DType dtype, const Dims& shape
   if (buffer != nullptr && buffer.use_count() == 1 && buffer->size_bytes() >= needed &&
       buffer->size_bytes() <= 2 * needed + kTensorAlignment) {
     slot = Tensor::over_buffer(buffer, dtype, shape);
-  } else {
-    slot = Tensor::empty(dtype, shape, *allocator);
+    return slot;
   }
+  if (pool != nullptr) {
+    if (std::shared_ptr<Buffer> recycled = pool->take(needed)) {
+      slot = Tensor::over_buffer(std::move(recycled), dtype, shape);
+      return slot;
+    }
+  }
+  slot = Tensor::empty(dtype, shape, *allocator);
   return slot;
 }
 

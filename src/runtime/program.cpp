@@ -24,6 +24,7 @@ Program Program::link(const FunctionGraph& graph,
   const std::int64_t link_start_ns = clock.now_ns();
   Program program;
   program.allow_gc_ = options.allow_gc;
+  if (options.allow_gc) program.pool_ = std::make_unique<BufferPool>();
   const std::vector<ApplyNode*> order = graph.toposort();
 
   auto assign_slot = [&](const Variable& variable) {
@@ -80,6 +81,7 @@ Program Program::link(const FunctionGraph& graph,
     context.num_inputs = node->num_inputs();
     context.num_outputs = node->num_outputs();
     context.allocator = &default_allocator();
+    context.pool = program.pool_.get();
     context.inputs = program.input_pointers_.data() + program.input_pointers_.size();
     std::vector<int> inputs;
     for (const Variable& input : node->inputs()) {
@@ -223,15 +225,21 @@ void Program::run(const ProfileSink& sink) {
       }
       if (allow_gc_) {
         for (std::int32_t k = free_begin_[index]; k < free_begin_[index + 1]; ++k) {
-          slots_[static_cast<std::size_t>(free_slots_[static_cast<std::size_t>(k)])] = Tensor();
+          Tensor& freed = slots_[static_cast<std::size_t>(free_slots_[static_cast<std::size_t>(k)])];
+          std::shared_ptr<Buffer> buffer = freed.buffer();
+          freed = Tensor();
+          if (pool_ != nullptr) pool_->give(std::move(buffer));  // kept only if nobody holds it
         }
       }
     }
+    if (pool_ != nullptr) pool_->clear();
   } catch (Error& error) {
+    if (pool_ != nullptr) pool_->clear();
     const std::string context = "in " + nodes_[index]->describe();
     if (error.context().empty() || error.context().front() != context) error.add_context(context);
     throw;
   } catch (const std::exception& error) {
+    if (pool_ != nullptr) pool_->clear();
     throw Error(ErrorKind::Internal, fmt::format("kernel threw: {}", error.what()))
         .add_context("in " + nodes_[index]->describe());
   }

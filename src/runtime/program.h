@@ -6,11 +6,13 @@
 // those pointers stay valid for the Program's life.
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "tscope/core/buffer_pool.h"
 #include "tscope/core/clock.h"
 #include "tscope/graph/function_graph.h"
 #include "tscope/graph/op_def.h"
@@ -134,6 +136,9 @@ class Program {
   std::vector<int> intermediate_slots_;
   std::vector<int> held_after_run_;
   bool allow_gc_ = true;
+  // allow_gc: buffers freed during a run, reused by later nodes of the same run (behind a pointer
+  // so instructions keep a stable address when the Program moves).
+  std::unique_ptr<BufferPool> pool_;
 
   /// `duration`: this call's ticks, already in the counters but belonging to the new signature.
   void record_signature(std::size_t index,

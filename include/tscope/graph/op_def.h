@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tscope/core/allocator.h"
+#include "tscope/core/buffer_pool.h"
 #include "tscope/core/tensor.h"
 #include "tscope/graph/attrs.h"
 #include "tscope/graph/type.h"
@@ -51,6 +52,8 @@ struct KernelContext {
   int num_inputs = 0;
   int num_outputs = 0;
   Allocator* allocator = nullptr;
+  /// With allow_gc: buffers released earlier in this call, tried before the allocator.
+  BufferPool* pool = nullptr;
   /// Empty until the kernel stores something; one per instruction, so a node's prepared state is
   /// never shared with another node.
   std::shared_ptr<KernelState> state;
