@@ -4,6 +4,7 @@
 
 #include "support/test_util.h"
 #include "tscope/models/mlp_training.h"
+#include "tscope/models/voxel_cnn_training.h"
 
 namespace tscope {
 namespace {
@@ -48,6 +49,41 @@ TEST(Training, GraphUsesTheFusedLossAndGemm) {
   EXPECT_TRUE(has("CrossentropySoftmax1HotDx"));
   EXPECT_TRUE(has("Gemm"));
   EXPECT_FALSE(has("Dot"));
+}
+
+TEST(VoxelCnnTraining, LossFallsOnTheSyntheticMolecules) {
+  models::VoxelCnnTrainingConfig config;
+  config.grid = 8;
+  config.atoms = 6;
+  config.channels = {4, 8};
+  config.batch_size = 4;
+  config.steps = 15;
+  const models::TrainingRun run = models::train_voxel_cnn(config);
+  ASSERT_EQ(run.losses.size(), 15u);
+  EXPECT_LT(run.losses.back(), run.losses.front())
+      << "first " << run.losses.front() << " last " << run.losses.back();
+}
+
+TEST(VoxelCnnTraining, GraphRunsConvGradientsAndPooling) {
+  models::VoxelCnnTrainingConfig config;
+  config.grid = 8;
+  config.atoms = 3;
+  config.channels = {2, 2};
+  config.batch_size = 2;
+  config.steps = 1;
+  const models::TrainingRun run = models::train_voxel_cnn(config);
+  std::vector<std::string> names;
+  for (const ApplyNode* node : run.train->graph().toposort()) names.emplace_back(node->op().name);
+  for (const char* name : {"ConvGradW", "ConvGradI", "MaxPoolGrad"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
+}
+
+TEST(VoxelCnnTraining, GridThatDoesNotHalveIsRejected) {
+  models::VoxelCnnTrainingConfig config;
+  config.grid = 6;
+  config.channels = {2, 2};
+  EXPECT_THROW((void)models::train_voxel_cnn(config), Error);
 }
 
 }  // namespace
