@@ -50,6 +50,15 @@ class RandomStream {
                     DType dtype = DType::Int64,
                     const std::source_location& location = std::source_location::current());
 
+  /// Inverted dropout of a float x. Training: each element is kept with probability 1 - p (a
+  /// Bernoulli mask, uniform(0, 1) >= p, from a draw of this stream over x's static shape) and
+  /// scaled by 1 / (1 - p), so the expectation is x; the gradient is the same mask and scale.
+  /// Inference (training false) and p = 0: x itself, no draw. Throws InvalidArgument unless
+  /// 0 <= p < 1 or, in training, when x's dims are not all statically known; TypeMismatch for a
+  /// non-float x.
+  Variable dropout(const Variable& x, double p, bool training = true,
+                   const std::source_location& location = std::source_location::current());
+
   /// The updates that advance every state this stream created; pass them to function().
   [[nodiscard]] const std::vector<RandomStateUpdate>& state_updates() const noexcept {
     return updates_;

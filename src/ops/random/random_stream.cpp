@@ -3,6 +3,8 @@
 #include "philox.h"
 #include "tscope/graph/apply.h"
 #include "tscope/graph/constructors.h"
+#include "tscope/ops/elementwise.h"
+#include "tscope/ops/elementwise_more.h"
 #include "tscope/ops/random.h"
 #include "tscope/ops/registry.h"
 
@@ -65,6 +67,24 @@ Variable RandomStream::integers(std::int64_t low, std::int64_t high, const Dims&
   return draw(updates_, state, "RandomIntegers",
               Attrs{{"low", low}, {"high", high}, {"shape", shape_list(shape)}, {"dtype", dtype}},
               location);
+}
+
+Variable RandomStream::dropout(const Variable& x, double p, bool training,
+                               const std::source_location& location) {
+  if (!(p >= 0.0 && p < 1.0)) {
+    throw_error(ErrorKind::InvalidArgument, "dropout: need 0 <= p < 1; got p = {}", p);
+  }
+  if (!is_floating(x.dtype())) {
+    throw_error(ErrorKind::TypeMismatch, "dropout: x must be float; got {}", x.type().to_string());
+  }
+  if (!training || p == 0.0) return x;
+  if (!x.type().is_fully_known()) {
+    throw_error(ErrorKind::InvalidArgument,
+                "dropout: training needs x's dims statically known for the mask; got {}",
+                x.type().to_string());
+  }
+  const Variable keep = cast(uniform(0.0, 1.0, x.type().dims, x.dtype(), location) >= p, x.dtype());
+  return x * (keep * (1.0 / (1.0 - p)));
 }
 
 void RandomStream::reseed(std::uint64_t seed) {

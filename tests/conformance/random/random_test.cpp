@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // RandomStream: reproducible across streams with one seed, fresh samples on each call through the
-// state updates, moments on large samples, shapes, zero gradient, and bad arguments.
+// state updates, moments on large samples, shapes, zero gradient, and bad arguments; dropout's
+// mask statistics, scaling, identity cases, gradient through a fixed mask and bad arguments.
 #include <cmath>
 
 #include "support/test_util.h"
@@ -148,6 +149,79 @@ TEST(RandomStream, BadArgumentsAreErrors) {
             ErrorKind::TypeMismatch);
   EXPECT_EQ(kind_of([&] { (void)stream.uniform(0.0, 1.0, {-2}); }), ErrorKind::InvalidArgument);
   // Failed draws leave no dangling state update behind.
+  EXPECT_TRUE(stream.state_updates().empty());
+}
+
+TEST(Dropout, MaskKeepsOneMinusPAndScalesTheSurvivors) {
+  RandomStream stream(2024);
+  Variable x = tensor(DType::Float64, {100, 100}, "x");
+  Function f = function({x}, {stream.dropout(x, 0.3)});
+  const std::vector<double> y = f({Tensor::full(DType::Float64, {100, 100}, 1.0)})[0].to_doubles();
+  std::size_t kept = 0;
+  for (double v : y) {
+    if (v == 0.0) continue;
+    ++kept;
+    EXPECT_DOUBLE_EQ(v, 1.0 / 0.7);
+  }
+  // 10000 Bernoulli(0.7) draws: standard deviation of the fraction 0.0046; 0.02 is over 4 of them.
+  EXPECT_NEAR(static_cast<double>(kept) / 10000.0, 0.7, 0.02);
+}
+
+TEST(Dropout, SameSeedSameMaskAndFreshMaskWithStateUpdates) {
+  std::vector<std::vector<double>> masks;
+  for (int run = 0; run < 2; ++run) {
+    RandomStream stream(7);
+    Variable x = tensor(DType::Float32, {64}, "x");
+    Variable y = stream.dropout(x, 0.5);  // before updates_of(), which must see its state
+    Function f = function({x}, {y}, updates_of(stream));
+    const Tensor ones = Tensor::full(DType::Float32, {64}, 1.0);
+    masks.push_back(f({ones})[0].to_doubles());
+    masks.push_back(f({ones})[0].to_doubles());
+  }
+  EXPECT_EQ(masks[0], masks[2]);
+  EXPECT_EQ(masks[1], masks[3]);
+  EXPECT_NE(masks[0], masks[1]);
+}
+
+TEST(Dropout, InferenceAndZeroPAreTheIdentity) {
+  RandomStream stream(3);
+  Variable x = matrix(DType::Float32, "x");
+  EXPECT_EQ(stream.dropout(x, 0.5, /*training=*/false).node(), x.node());
+  Variable fixed = tensor(DType::Float32, {2, 3}, "fixed");
+  EXPECT_EQ(stream.dropout(fixed, 0.0).node(), fixed.node());
+  EXPECT_TRUE(stream.state_updates().empty());
+}
+
+TEST(Dropout, GradientIsTheFixedMaskScaled) {
+  // No state updates: every evaluation sees the same mask, so the function is differentiable.
+  const auto build = [](const std::vector<Variable>& inputs) {
+    RandomStream stream(11);
+    return sum(sqr(stream.dropout(inputs[0], 0.4)));
+  };
+  const Tensor point = Tensor::from_doubles(DType::Float64, {3, 4},
+                                            {0.5, -1.2, 0.3, 2.0, -0.7, 1.1, 0.9, -0.4, 1.5, 0.2,
+                                             -1.8, 0.6});
+  EXPECT_TRUE(testing::gradient_matches_numeric(build, {point}));
+}
+
+TEST(Dropout, BadArgumentsAreErrors) {
+  RandomStream stream(1);
+  Variable x = tensor(DType::Float32, {4}, "x");
+  const auto kind_of = [](const auto& build) {
+    try {
+      build();
+    } catch (const Error& error) {
+      return error.kind();
+    }
+    return ErrorKind::Internal;
+  };
+  EXPECT_EQ(kind_of([&] { (void)stream.dropout(x, 1.0); }), ErrorKind::InvalidArgument);
+  EXPECT_EQ(kind_of([&] { (void)stream.dropout(x, -0.1); }), ErrorKind::InvalidArgument);
+  EXPECT_EQ(kind_of([&] { (void)stream.dropout(x, std::nan("")); }), ErrorKind::InvalidArgument);
+  EXPECT_EQ(kind_of([&] { (void)stream.dropout(matrix(DType::Float32, "m"), 0.5); }),
+            ErrorKind::InvalidArgument);
+  EXPECT_EQ(kind_of([&] { (void)stream.dropout(tensor(DType::Int32, {4}, "i"), 0.5); }),
+            ErrorKind::TypeMismatch);
   EXPECT_TRUE(stream.state_updates().empty());
 }
 
