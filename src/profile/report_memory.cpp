@@ -127,7 +127,8 @@ std::string render_memory_section(const Profile& profile, const MemoryReportOpti
   // so graph inputs and shared values (allocated by the caller) are in neither figure.
   out += fmt::format(
       "    Measured allocator peak during calls: {}KB (simulated {}KB, difference {}KB: "
-      "kernel workspaces, buffers reused between calls, allocation rounding)\n",
+      "kernel workspaces, buffers kept for reuse (between calls, or within one under "
+      "allow_gc), allocation rounding)\n",
       kilobytes(peaks.measured_peak_bytes), kilobytes(peaks.executed.peak_bytes),
       kilobytes(peaks.measured_peak_bytes - peaks.executed.peak_bytes));
   out += fmt::format("    Graph inputs and shared values (not in either figure): {}KB\n",
