@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "../converter.h"
+#include "axis_order.h"
 #include "tscope/graph/constructors.h"
 #include "tscope/ops/elementwise.h"
 #include "tscope/ops/elementwise_more.h"
@@ -74,13 +75,10 @@ Outputs convert_nll_loss(NodeContext& ctx) {
 Outputs convert_softmax_cross_entropy(NodeContext& ctx) {
   const Variable& scores = ctx.input(0);
   // log_softmax over the class axis (1): moved last and back.
-  std::vector<std::int64_t> to_last = {0};
-  for (int axis = 2; axis < scores.rank(); ++axis) to_last.push_back(axis);
-  to_last.push_back(1);
-  std::vector<std::int64_t> back(static_cast<std::size_t>(scores.rank()));
-  for (int i = 0; i < scores.rank(); ++i) back[static_cast<std::size_t>(to_last[static_cast<std::size_t>(i)])] = i;
-  const Variable log_prob =
-      scores.rank() == 2 ? log_softmax(scores) : dimshuffle(log_softmax(dimshuffle(scores, to_last)), back);
+  const AxisToLast order = axis_to_last(scores.rank(), 1);
+  const Variable log_prob = scores.rank() == 2
+                                ? log_softmax(scores)
+                                : dimshuffle(log_softmax(dimshuffle(scores, order.there)), order.back);
   const Variable weight = ctx.has_input(2) ? ctx.input(2) : Variable();
   Outputs outputs = {negative_log_likelihood(ctx, log_prob, ctx.input(1), weight)};
   if (ctx.num_outputs() > 1) outputs.push_back(log_prob);

@@ -2,6 +2,7 @@
 // ONNX neural-network ops built from Tensorscope ops: Softmax, LogSoftmax (both axis
 // conventions), BatchNormalization (inference), LayerNormalization, global pooling.
 #include "../converter.h"
+#include "axis_order.h"
 #include "shape_builder.h"
 #include "tscope/graph/constructors.h"
 #include "tscope/ops/elementwise_more.h"
@@ -20,14 +21,8 @@ using LastAxisBuilder = Variable (*)(const Variable&, const std::source_location
 Variable along_axis(LastAxisBuilder build, const Variable& x, std::int64_t axis) {
   const int rank = x.rank();
   if (axis == rank - 1) return build(x, std::source_location::current());
-  std::vector<std::int64_t> to_last;
-  for (int i = 0; i < rank; ++i) {
-    if (i != axis) to_last.push_back(i);
-  }
-  to_last.push_back(axis);
-  std::vector<std::int64_t> back(static_cast<std::size_t>(rank));
-  for (int i = 0; i < rank; ++i) back[static_cast<std::size_t>(to_last[static_cast<std::size_t>(i)])] = i;
-  return dimshuffle(build(dimshuffle(x, to_last), std::source_location::current()), back);
+  const AxisToLast order = axis_to_last(rank, axis);
+  return dimshuffle(build(dimshuffle(x, order.there), std::source_location::current()), order.back);
 }
 
 /// Opset < 13: the input is coerced to 2-D at `axis` ([d0 * ... * d(axis-1), rest]).

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "../converter.h"
+#include "axis_order.h"
 #include "shape_builder.h"
 #include "tscope/graph/constructors.h"
 #include "tscope/ops/elementwise.h"
@@ -20,18 +21,6 @@ namespace tscope::onnx {
 namespace {
 
 using Outputs = std::vector<Variable>;
-
-/// The permutation that moves `axis` last, and its inverse.
-std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> axis_last(int rank, std::int64_t axis) {
-  std::vector<std::int64_t> to_last;
-  for (int i = 0; i < rank; ++i) {
-    if (i != axis) to_last.push_back(i);
-  }
-  to_last.push_back(axis);
-  std::vector<std::int64_t> back(static_cast<std::size_t>(rank));
-  for (int i = 0; i < rank; ++i) back[static_cast<std::size_t>(to_last[static_cast<std::size_t>(i)])] = i;
-  return {to_last, back};
-}
 
 std::int64_t known_extent(NodeContext& ctx, const Variable& x, std::int64_t axis, std::string_view op) {
   const std::int64_t extent = x.type().dims[static_cast<int>(axis)];
@@ -55,14 +44,14 @@ Outputs convert_cum_sum(NodeContext& ctx) {
     }
   }
   const Variable triangle = constant(Tensor::from_doubles(compute, {n, n}, m));
-  const auto [to_last, back] = axis_last(x.rank(), axis);
-  const Variable moved = dimshuffle(x.dtype() == compute ? x : cast(x, compute), to_last);
+  const AxisToLast order = axis_to_last(x.rank(), axis);
+  const Variable moved = dimshuffle(x.dtype() == compute ? x : cast(x, compute), order.there);
   ShapeBuilder rows;
   rows.add_product_of(moved, 0, moved.rank() - 1);
   rows.add(n);
   ShapeBuilder unrows;
   for (int i = 0; i < moved.rank(); ++i) unrows.add_axis_of(moved, i);
-  Variable result = dimshuffle(unrows.reshape(dot(rows.reshape(moved), triangle)), back);
+  Variable result = dimshuffle(unrows.reshape(dot(rows.reshape(moved), triangle)), order.back);
   if (result.dtype() != x.dtype()) result = cast(result, x.dtype());
   return {result};
 }
