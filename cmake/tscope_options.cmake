@@ -11,6 +11,16 @@ option(TSCOPE_BUILD_TESTS "Build the GoogleTest suites" ${_tscope_top_level})
 option(TSCOPE_BUILD_BENCHMARKS "Build the Google Benchmark binaries" OFF)
 option(TSCOPE_WERROR "Treat compiler warnings as errors" OFF)
 set(TSCOPE_SANITIZE "" CACHE STRING "Semicolon list of sanitizers (address;undefined;thread)")
+option(TSCOPE_BUILD_FUZZERS "Build the libFuzzer targets (clang only; scripts/fuzz_onnx)" OFF)
+if(TSCOPE_BUILD_FUZZERS)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "TSCOPE_BUILD_FUZZERS needs clang (libFuzzer); configure with CXX=clang++-16")
+  endif()
+  # Every library is instrumented for coverage and checked by ASan; only fuzz targets get
+  # libFuzzer's main.
+  add_compile_options(-fsanitize=fuzzer-no-link,address)
+  add_link_options(-fsanitize=address)
+endif()
 
 if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
   set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
@@ -23,7 +33,7 @@ if(TSCOPE_CCACHE)
 endif()
 
 message(STATUS "Tensorscope options:")
-foreach(_opt TSCOPE_BUILD_TESTS TSCOPE_BUILD_BENCHMARKS TSCOPE_WERROR
+foreach(_opt TSCOPE_BUILD_TESTS TSCOPE_BUILD_BENCHMARKS TSCOPE_BUILD_FUZZERS TSCOPE_WERROR
         TSCOPE_SANITIZE CMAKE_BUILD_TYPE)
   message(STATUS "  ${_opt} = ${${_opt}}")
 endforeach()

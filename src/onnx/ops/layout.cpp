@@ -47,6 +47,9 @@ Variable pad_block(NodeContext& ctx, const Variable& x, int axis, std::int64_t c
     return alloc(fill, dims);
   }
   const std::int64_t extent = static_extent(ctx, x, axis, "edge or reflect Pad");
+  if (count > (std::int64_t{1} << 12)) {
+    ctx.unsupported(fmt::format("{} Pad of {} rows (at most 4096)", mode, count));
+  }
   if (mode == "edge") {
     const Variable edge = subtensor(x, along(axis, before ? slice(0, 1) : slice(extent - 1, extent)));
     return join(axis, std::vector<Variable>(static_cast<std::size_t>(count), edge));
@@ -104,6 +107,7 @@ Outputs convert_depth_to_space(NodeContext& ctx) {
   const Variable& x = ctx.input(0);
   if (x.rank() != 4) ctx.unsupported("DepthToSpace of a non 4-D input");
   const std::int64_t block = ctx.required_attribute_int("blocksize");
+  if (block < 1) throw_error(ErrorKind::InvalidArgument, "blocksize {} must be >= 1", block);
   const std::string mode = ctx.attribute_string("mode", "DCR");
   const std::int64_t channels = static_extent(ctx, x, 1, "DepthToSpace");
   const std::int64_t height = static_extent(ctx, x, 2, "DepthToSpace");
@@ -135,6 +139,7 @@ Outputs convert_space_to_depth(NodeContext& ctx) {
   const Variable& x = ctx.input(0);
   if (x.rank() != 4) ctx.unsupported("SpaceToDepth of a non 4-D input");
   const std::int64_t block = ctx.required_attribute_int("blocksize");
+  if (block < 1) throw_error(ErrorKind::InvalidArgument, "blocksize {} must be >= 1", block);
   const std::int64_t channels = static_extent(ctx, x, 1, "SpaceToDepth");
   const std::int64_t height = static_extent(ctx, x, 2, "SpaceToDepth");
   const std::int64_t width = static_extent(ctx, x, 3, "SpaceToDepth");

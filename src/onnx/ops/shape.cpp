@@ -22,6 +22,11 @@ namespace {
 
 using Outputs = std::vector<Variable>;
 
+// The most elements one tensor built from a model's shape arguments may have (2^31).
+constexpr std::int64_t kMaxImportElements = std::int64_t{1} << 31;
+// Tile joins one copy per repeat; beyond this many a model is asking for something else.
+constexpr std::int64_t kMaxJoinedCopies = 4096;
+
 Variable int64_vector(const std::vector<std::int64_t>& values) {
   return constant(Tensor::from_vector<std::int64_t>({static_cast<std::int64_t>(values.size())}, values));
 }
@@ -50,11 +55,23 @@ Outputs convert_constant_of_shape(NodeContext& ctx) {
   if (fill_value.numel() != 1) ctx.unsupported("a ConstantOfShape value with more than one element");
   const std::vector<std::int64_t> extents = ctx.constant_ints(0, "shape");
   Dims dims;
+  std::int64_t count = 1;
   for (std::int64_t extent : extents) {
     if (extent < 0) throw_error(ErrorKind::InvalidArgument, "negative extent {} in shape", extent);
     dims.push_back(extent);
+    count = extent == 0 || count <= kMaxImportElements / extent ? count * extent : kMaxImportElements + 1;
   }
-  return {constant(Tensor::full(fill_value.dtype(), dims, fill_value.at(0)))};
+  // A model may ask for any size: materialise small fills now, and leave large ones to an Alloc
+  // node that allocates when the function runs (found by fuzzing: a 2 GiB constant at import).
+  if (count <= kMaxImportElements && count <= (std::int64_t{1} << 20)) {
+    return {constant(Tensor::full(fill_value.dtype(), dims, fill_value.at(0)))};
+  }
+  if (count > kMaxImportElements) {
+    throw_error(ErrorKind::InvalidArgument, "ConstantOfShape of {} is larger than {} elements",
+                dims.to_string(), kMaxImportElements);
+  }
+  std::vector<DimArg> dim_args(dims.begin(), dims.end());
+  return {alloc(constant(Tensor::full(fill_value.dtype(), {}, fill_value.at(0))), dim_args)};
 }
 
 Outputs convert_shape(NodeContext& ctx) {
@@ -324,6 +341,11 @@ Outputs convert_tile(NodeContext& ctx) {
   for (int axis = 0; axis < x.rank(); ++axis) {
     const std::int64_t count = repeats[static_cast<std::size_t>(axis)];
     if (count < 0) throw_error(ErrorKind::InvalidArgument, "negative repeat {}", count);
+    // Each repeat is one Join input (found by fuzzing: 2^27 repeats exhausted memory at import).
+    if (count > kMaxJoinedCopies) {
+      ctx.unsupported(fmt::format("Tile with {} repeats of one axis (at most {})", count,
+                                  kMaxJoinedCopies));
+    }
     if (count == 1) continue;
     if (count == 0) {
       IndexList empty(static_cast<std::size_t>(axis), Index(slice()));
@@ -343,8 +365,12 @@ Outputs convert_range(NodeContext& ctx) {
   const double first = start.at(0);
   const double step = delta.at(0);
   if (step == 0) throw_error(ErrorKind::InvalidArgument, "Range with delta 0");
-  const auto count = static_cast<std::int64_t>(
-      std::max(0.0, std::ceil((limit.at(0) - first) / step)));
+  const double steps = std::max(0.0, std::ceil((limit.at(0) - first) / step));
+  if (!(steps <= static_cast<double>(std::int64_t{1} << 24))) {
+    throw_error(ErrorKind::InvalidArgument, "Range of {} elements is larger than {}", steps,
+                std::int64_t{1} << 24);
+  }
+  const auto count = static_cast<std::int64_t>(steps);
   std::vector<double> values;
   for (std::int64_t i = 0; i < count; ++i) values.push_back(first + static_cast<double>(i) * step);
   return {constant(Tensor::from_doubles(start.dtype(), {count}, values))};

@@ -281,6 +281,20 @@ TEST(OnnxImport, TopKGivesSortedValuesAndFirstIndicesOnTies) {
   }
 }
 
+TEST(OnnxImport, HugeShapeArgumentsAreErrorsNotExhaustedMemory) {
+  // Found by fuzzing: repeats or extents near 2^31 must not be materialised at import.
+  ModelBuilder tile;
+  tile.input("x", kFloat, {2}).output("y", kFloat, {"n"});
+  tile.int64_initializer("repeats", {std::int64_t{1} << 27});
+  tile.node("Tile", {"x", "repeats"}, {"y"}, "tile");
+  EXPECT_EQ(import_error(tile.bytes()).kind(), ErrorKind::Unsupported);
+  ModelBuilder fill;
+  fill.output("y", kFloat, {"n"});
+  fill.int64_initializer("shape", {std::int64_t{1} << 40});
+  fill.node("ConstantOfShape", {"shape"}, {"y"}, "fill");
+  EXPECT_EQ(import_error(fill.bytes()).kind(), ErrorKind::InvalidArgument);
+}
+
 TEST(OnnxImport, ReadsTensorFiles) {
   ::onnx::TensorProto proto;
   proto.set_name("t");
