@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "../converter.h"
+#include "per_channel.h"
 #include "tscope/ops/conv.h"
 #include "tscope/ops/elementwise.h"
 #include "tscope/ops/shape.h"
@@ -17,6 +18,30 @@ struct Window {
   std::vector<std::int64_t> strides;
   std::vector<std::int64_t> dilations;
 };
+
+/// The `pads` attribute, [begin..., end...] per spatial axis; none means no padding.
+Padding pads_attribute(NodeContext& ctx, std::size_t spatial) {
+  const std::vector<std::int64_t> pads = ctx.attribute_ints("pads", {});
+  if (pads.empty()) return Padding::valid();
+  if (pads.size() != 2 * spatial) {
+    throw_error(ErrorKind::InvalidArgument, "pads has {} entries; {} spatial axes need {}",
+                pads.size(), spatial, 2 * spatial);
+  }
+  const auto middle = pads.begin() + static_cast<std::ptrdiff_t>(spatial);
+  return Padding::explicit_pads({pads.begin(), middle}, {middle, pads.end()});
+}
+
+/// The kernel extents: the `kernel_shape` attribute, else the weights' spatial dims.
+std::vector<std::int64_t> kernel_of(NodeContext& ctx, const Variable& w) {
+  std::vector<std::int64_t> kernel;
+  for (int axis = 2; axis < w.rank(); ++axis) kernel.push_back(w.type().dims[axis]);
+  return ctx.attribute_ints("kernel_shape", kernel);
+}
+
+/// y plus the optional per-output-channel bias input B (input 2).
+Variable with_bias(NodeContext& ctx, const Variable& y) {
+  return ctx.has_input(2) ? y + per_channel(ctx.input(2), y.rank()) : y;
+}
 
 /// The pads of an ONNX node: auto_pad, or `pads` as [begin..., end...].
 Padding padding_of(NodeContext& ctx, const Variable& x, const Window& window) {
@@ -41,14 +66,7 @@ Padding padding_of(NodeContext& ctx, const Variable& x, const Window& window) {
     return Padding::explicit_pads(begin, end);
   }
   if (auto_pad != "NOTSET") ctx.unsupported(fmt::format("auto_pad={}", auto_pad));
-  const std::vector<std::int64_t> pads = ctx.attribute_ints("pads", {});
-  if (pads.empty()) return Padding::valid();
-  if (pads.size() != 2 * spatial) {
-    throw_error(ErrorKind::InvalidArgument, "pads has {} entries; {} spatial axes need {}",
-                pads.size(), spatial, 2 * spatial);
-  }
-  return Padding::explicit_pads({pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(spatial)},
-                                {pads.begin() + static_cast<std::ptrdiff_t>(spatial), pads.end()});
+  return pads_attribute(ctx, spatial);
 }
 
 Window window_of(NodeContext& ctx, std::vector<std::int64_t> kernel) {
@@ -66,20 +84,14 @@ Window window_of(NodeContext& ctx, std::vector<std::int64_t> kernel) {
 Outputs convert_conv(NodeContext& ctx) {
   const Variable& x = ctx.input(0);
   const Variable& w = ctx.input(1);
-  std::vector<std::int64_t> kernel;
-  for (int axis = 2; axis < w.rank(); ++axis) kernel.push_back(w.type().dims[axis]);
-  kernel = ctx.attribute_ints("kernel_shape", kernel);
+  const std::vector<std::int64_t> kernel = kernel_of(ctx, w);
   const Window window = window_of(ctx, kernel);
   ConvOptions options;
   options.strides = window.strides;
   options.dilations = window.dilations;
   options.groups = ctx.attribute_int("group", 1);
   options.padding = padding_of(ctx, x, window);
-  Variable y = conv(x, w, options);
-  if (!ctx.has_input(2)) return {y};
-  std::vector<std::int64_t> pattern = {kNewAxis, 0};
-  for (int axis = 2; axis < x.rank(); ++axis) pattern.push_back(kNewAxis);
-  return {y + dimshuffle(ctx.input(2), pattern)};
+  return {with_bias(ctx, conv(x, w, options))};
 }
 
 /// Pads of a ConvTranspose whose output extents are given (output_shape) or implied by SAME
@@ -93,14 +105,7 @@ Padding transpose_padding(NodeContext& ctx, const Variable& x, const Window& win
   if (output_shape.empty() && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") {
     if (auto_pad == "VALID") return Padding::valid();
     if (auto_pad != "NOTSET") ctx.unsupported(fmt::format("auto_pad={}", auto_pad));
-    const std::vector<std::int64_t> pads = ctx.attribute_ints("pads", {});
-    if (pads.empty()) return Padding::valid();
-    if (pads.size() != 2 * spatial) {
-      throw_error(ErrorKind::InvalidArgument, "pads has {} entries; {} spatial axes need {}",
-                  pads.size(), spatial, 2 * spatial);
-    }
-    return Padding::explicit_pads({pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(spatial)},
-                                  {pads.begin() + static_cast<std::ptrdiff_t>(spatial), pads.end()});
+    return pads_attribute(ctx, spatial);
   }
   ctx.ignore_attribute("pads");  // output_shape or auto_pad decide them
   if (output_shape.size() > spatial) {
@@ -125,9 +130,7 @@ Padding transpose_padding(NodeContext& ctx, const Variable& x, const Window& win
 Outputs convert_conv_transpose(NodeContext& ctx) {
   const Variable& x = ctx.input(0);
   const Variable& w = ctx.input(1);
-  std::vector<std::int64_t> kernel;
-  for (int axis = 2; axis < w.rank(); ++axis) kernel.push_back(w.type().dims[axis]);
-  kernel = ctx.attribute_ints("kernel_shape", kernel);
+  const std::vector<std::int64_t> kernel = kernel_of(ctx, w);
   const Window window = window_of(ctx, kernel);
   ConvTransposeOptions options;
   options.strides = window.strides;
@@ -136,11 +139,7 @@ Outputs convert_conv_transpose(NodeContext& ctx) {
   options.output_padding =
       ctx.attribute_ints("output_padding", std::vector<std::int64_t>(kernel.size(), 0));
   options.padding = transpose_padding(ctx, x, window, options.output_padding);
-  Variable y = conv_transpose(x, w, options);
-  if (!ctx.has_input(2)) return {y};
-  std::vector<std::int64_t> pattern = {kNewAxis, 0};
-  for (int axis = 2; axis < x.rank(); ++axis) pattern.push_back(kNewAxis);
-  return {y + dimshuffle(ctx.input(2), pattern)};
+  return {with_bias(ctx, conv_transpose(x, w, options))};
 }
 
 /// Extra end padding that turns floor into ceil output extents (ceil_mode=1); zero when both

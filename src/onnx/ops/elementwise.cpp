@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "../converter.h"
+#include "per_channel.h"
 #include "../reader.h"
 #include "tscope/ops/elementwise.h"
 #include "tscope/ops/elementwise_more.h"
@@ -103,11 +104,7 @@ Outputs convert_prelu(NodeContext& ctx) {
   const Variable& x = ctx.input(0);
   Variable slope = ctx.input(1);
   // Before opset 7 a 1-D slope is per channel (axis 1); from 7 on it broadcasts like NumPy.
-  if (ctx.opset() < 7 && slope.rank() == 1 && x.rank() > 2) {
-    std::vector<std::int64_t> pattern = {kNewAxis, 0};
-    for (int axis = 2; axis < x.rank(); ++axis) pattern.push_back(kNewAxis);
-    slope = dimshuffle(slope, pattern);
-  }
+  if (ctx.opset() < 7 && slope.rank() == 1 && x.rank() > 2) slope = per_channel(slope, x.rank());
   return {switch_(lt(x, 0.0), x * slope, x)};
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "../converter.h"
+#include "per_channel.h"
 #include "axis_order.h"
 #include "tscope/graph/constructors.h"
 #include "tscope/ops/elementwise.h"
@@ -18,15 +19,10 @@ namespace {
 
 using Outputs = std::vector<Variable>;
 
-/// (N, 1, d...) pattern for a (N, d...) tensor, or (1, C, 1...) for a (C,) one.
+/// (N, 1, d...) pattern for a (N, d...) tensor.
 std::vector<std::int64_t> insert_class_axis(int rank) {
   std::vector<std::int64_t> pattern = {0, kNewAxis};
   for (int axis = 1; axis < rank; ++axis) pattern.push_back(axis);
-  return pattern;
-}
-std::vector<std::int64_t> class_vector_pattern(int rank) {
-  std::vector<std::int64_t> pattern = {kNewAxis, 0};
-  for (int axis = 2; axis < rank; ++axis) pattern.push_back(kNewAxis);
   return pattern;
 }
 
@@ -52,7 +48,7 @@ Variable negative_log_likelihood(NodeContext& ctx, const Variable& scores, const
   const bool has_ignore = ctx.has_attribute("ignore_index");
   const std::int64_t ignore_index = ctx.attribute_int("ignore_index", 0);
   Variable element_weight;  // undefined: every element weighs 1
-  if (weight.defined()) element_weight = sum(dimshuffle(weight, class_vector_pattern(rank)) * mask, {1});
+  if (weight.defined()) element_weight = sum(per_channel(weight, rank) * mask, {1});
   if (has_ignore) {
     const Variable kept = cast(neq(target, static_cast<double>(ignore_index)), scores.dtype());
     element_weight = element_weight.defined() ? element_weight * kept : kept;

@@ -2,6 +2,7 @@
 // ONNX neural-network ops built from Tensorscope ops: Softmax, LogSoftmax (both axis
 // conventions), BatchNormalization (inference), LayerNormalization, global pooling.
 #include "../converter.h"
+#include "per_channel.h"
 #include "axis_order.h"
 #include "shape_builder.h"
 #include "tscope/graph/constructors.h"
@@ -43,13 +44,6 @@ Outputs softmax_family(NodeContext& ctx) {
     return {along_axis(Build, x, ctx.axis(ctx.attribute_int("axis", -1), x.rank(), "axis"))};
   }
   return {coerced_2d(Build, x, ctx.axis(ctx.attribute_int("axis", 1), x.rank(), "axis"))};
-}
-
-/// A per-channel vector (C,) shaped to broadcast against (N, C, d1, ...).
-Variable per_channel(const Variable& values, int rank) {
-  std::vector<std::int64_t> pattern = {kNewAxis, 0};
-  for (int axis = 2; axis < rank; ++axis) pattern.push_back(kNewAxis);
-  return dimshuffle(values, pattern);
 }
 
 Outputs convert_batch_normalization(NodeContext& ctx) {
