@@ -77,6 +77,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Profile,
                                                 grad_ns,
                                                 since_load_ns,
                                                 blas,
+                                                openmp,
                                                 overhead_ns_per_node,
                                                 clock,
                                                 clock_read_ns)

@@ -27,6 +27,7 @@ Profile sum_profiles(const std::vector<Profile>& profiles, std::string title) {
       sum.clock += (sum.clock.empty() ? "" : ", ") + profile.clock;
     }
     if (sum.blas.empty()) sum.blas = profile.blas;
+    if (sum.openmp.empty()) sum.openmp = profile.openmp;
   }
   return sum;
 }

@@ -136,6 +136,7 @@ void render_function_section(const Profile& profile, std::string& out) {
                         seconds(prepare.duration_ns));
   }
   if (!profile.blas.empty()) out += "    BLAS: " + profile.blas + "\n";
+  if (!profile.openmp.empty()) out += "    OpenMP: " + profile.openmp + "\n";
   out += "\n";
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "commands/commands.h"
+#include "openmp_setup.h"
 #include "tscope/core/error.h"
 
 namespace {
@@ -31,6 +32,7 @@ int exit_code_for(tscope::ErrorKind kind) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tscope::cli::reexec_with_passive_openmp_wait(argv);
   CLI::App app{
       "Tensorscope: a tensor-graph compiler and runtime that tells you where the time and memory "
       "go"};

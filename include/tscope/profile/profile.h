@@ -126,6 +126,7 @@ struct Profile {
   std::int64_t grad_ns = 0;
   std::int64_t since_load_ns = 0;
   std::string blas;                  ///< BLAS library and threading
+  std::string openmp;                ///< OpenMP runtime of the oneDNN kernels: threads, wait policy
   double overhead_ns_per_node = -1;  ///< the profiler's own measured cost; negative: unknown
   std::string clock;                 ///< time source of node timings (functions' sources joined)
   double clock_read_ns = -1;         ///< measured cost of one clock read; negative: unknown

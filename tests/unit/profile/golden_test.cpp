@@ -38,6 +38,8 @@ profile::Profile golden_profile() {
   // Process-wide figures vary from run to run; goldens zero them.
   profile.grad_ns = 0;
   profile.since_load_ns = 0;
+  profile.blas = "TestBLAS 1.0 (2 threads)";
+  profile.openmp = "2 threads, wait policy passive";
   return profile;
 }
 

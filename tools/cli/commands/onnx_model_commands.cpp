@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "openmp_setup.h"
 #include "tscope/onnx/model_inputs.h"
 #include "tscope/ops/linalg.h"
 #include "tscope/profile/atomic_file.h"
@@ -71,6 +72,7 @@ int profile_onnx_model(const OnnxModelSettings& model_settings,
   for (int i = 0; i < settings.iterations; ++i) (void)inference(loaded.inputs);
   profile::Profile profile = inference.collector()->snapshot();
   profile.blas = blas_description();
+  profile.openmp = openmp_description();
   if (settings.min_peak) profile::add_min_peaks(profile);
   std::cout << profile::render_text(profile, report);
   if (!settings.json_path.empty()) {

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "openmp_setup.h"
 #include "onnx_model_commands.h"
 #include "tscope/models/mlp_training.h"
 #include "tscope/models/voxel_cnn_training.h"
@@ -109,6 +110,7 @@ Action add_profile_command(CLI::App& app) {
                                                     settings->batch_size);
     profile::Profile profile = run.train->collector()->snapshot();
     profile.blas = blas_description();
+    profile.openmp = openmp_description();
     if (min_peak) profile::add_min_peaks(profile);
     std::cout << profile::render_text(profile, report);
     if (!settings->json_path.empty()) {
