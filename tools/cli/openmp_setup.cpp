@@ -2,10 +2,10 @@
 #include "openmp_setup.h"
 
 #include <dlfcn.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fmt/format.h>
 
 namespace tscope::cli {
 
@@ -29,7 +29,7 @@ void reexec_with_passive_openmp_wait(char** argv) {
 }
 
 // The OpenMP runtime arrives with oneDNN's library, not with this program's objects, so it is
-// looked up at run time (and whichever compiler built the program, its own runtime is not pulled in).
+// looked up at run time: whichever compiler built the program, no second runtime is pulled in.
 std::string openmp_description() {
   using MaxThreads = int (*)();
   auto* max_threads = reinterpret_cast<MaxThreads>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
