@@ -14,6 +14,7 @@
 #include "tscope/ops/linalg.h"
 #include "tscope/ops/nnet.h"
 #include "tscope/ops/random.h"
+#include "tscope/ops/recurrent.h"
 #include "tscope/ops/reduce.h"
 #include "tscope/ops/registry.h"
 #include "tscope/ops/shape.h"

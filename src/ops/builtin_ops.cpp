@@ -12,6 +12,7 @@ void register_indexing_ops(OpRegistry& registry);
 void register_linalg_ops(OpRegistry& registry);
 void register_nnet_ops(OpRegistry& registry);
 void register_random_ops(OpRegistry& registry);
+void register_recurrent_ops(OpRegistry& registry);
 void register_reduce_ops(OpRegistry& registry);
 void register_shape_ops(OpRegistry& registry);
 }  // namespace ops
@@ -25,6 +26,7 @@ const OpRegistry& op_registry() {
     ops::register_linalg_ops(built);
     ops::register_nnet_ops(built);
     ops::register_random_ops(built);
+    ops::register_recurrent_ops(built);
     ops::register_reduce_ops(built);
     ops::register_shape_ops(built);
     return built;

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: Apache-2.0
+// Gru and GruGrad: one direction of a GRU layer over a whole sequence (ONNX equations, gate order
+// z, r, h):
+//   z = sigmoid(x Wz^T + h Rz^T + Wbz + Rbz)       r = sigmoid(x Wr^T + h Rr^T + Wbr + Rbr)
+//   n = tanh(x Wh^T + (r . h) Rh^T + Rbh + Wbh)     (linear_before_reset = 0)
+//   n = tanh(x Wh^T + r . (h Rh^T + Rbh) + Wbh)     (linear_before_reset = 1)
+//   h' = (1 - z) . n + z . h
+// The forward kernel projects every step's input with one product, then runs one product per step
+// (two without linear_before_reset: the reset gate must be known before Rh is applied). GruGrad
+// recomputes every gate from y with products over the whole sequence (no step depends on another
+// once h_{t-1} is known), then backpropagates through time.
+#include <vector>
+
+#include "recurrent_common.h"
+#include "recurrent_kernel.h"
+#include "tscope/graph/op_registry.h"
+#include "tscope/ops/recurrent.h"
+
+namespace tscope::ops {
+namespace {
+using detail::BackwardArgs;
+using detail::CellKind;
+using detail::ForwardArgs;
+
+struct GruCell {
+  static constexpr CellKind kKind = CellKind::Gru;
+
+  /// (rows, 3 * hidden) = x W^T + Wb.
+  template <class T, class Math>
+  static std::vector<T> input_projection(const ForwardArgs<T>& a) {
+    const auto& n = a.n;
+    const std::int64_t gated = 3 * n.hidden;
+    const std::int64_t rows = n.steps * n.batch;
+    std::vector<T> gates(static_cast<std::size_t>(rows * gated));
+    Math::gemm(false, true, rows, gated, n.input, T(1), a.x, n.input, a.w, n.input, T(0),
+               gates.data(), gated);
+    if (a.bias != nullptr) detail::add_to_rows(gates.data(), rows, gated, gated, a.bias);
+    return gates;
+  }
+
+  /// The recurrent parts of `rows` rows: recurrent (rows, 3 * hidden) gets h R^T + Rb for z and
+  /// r; with linear_before_reset also for h, else (r . h) Rh^T + Rbh once r is known, which this
+  /// function computes into gates[z, r] (activations) along the way. reset_h (rows, hidden)
+  /// receives r . h when not linear_before_reset. Leaves gates[h] as the pre-activation n.
+  template <class T, class Math>
+  static void gates_for_rows(const ForwardArgs<T>& a, bool linear, std::int64_t rows, const T* h,
+                             T* gates, T* recurrent, T* reset_h) {
+    const std::int64_t hidden = a.n.hidden;
+    const std::int64_t gated = 3 * hidden;
+    const T* rb = a.bias != nullptr ? a.bias + gated : nullptr;
+    const std::int64_t first = linear ? gated : 2 * hidden;
+    Math::gemm(false, true, rows, first, hidden, T(1), h, hidden, a.r, hidden, T(0), recurrent,
+               gated);
+    if (rb != nullptr) detail::add_to_rows(recurrent, rows, first, gated, rb);
+    for (std::int64_t i = 0; i < rows; ++i) {
+      T* g = gates + i * gated;
+      const T* hr = recurrent + i * gated;
+      for (std::int64_t j = 0; j < 2 * hidden; ++j) g[j] += hr[j];
+      Math::sigmoid(g, 2 * hidden);
+      if (!linear) {
+        for (std::int64_t j = 0; j < hidden; ++j) reset_h[i * hidden + j] = g[hidden + j] * h[i * hidden + j];
+      }
+    }
+    if (!linear) {
+      Math::gemm(false, true, rows, hidden, hidden, T(1), reset_h, hidden, a.r + 2 * hidden * hidden,
+                 hidden, T(0), recurrent + 2 * hidden, gated);
+      if (rb != nullptr) detail::add_to_rows(recurrent + 2 * hidden, rows, hidden, gated, rb + 2 * hidden);
+    }
+    for (std::int64_t i = 0; i < rows; ++i) {
+      T* g = gates + i * gated;
+      const T* hr = recurrent + i * gated + 2 * hidden;
+      const T* reset = g + hidden;
+      for (std::int64_t j = 0; j < hidden; ++j) g[2 * hidden + j] += linear ? reset[j] * hr[j] : hr[j];
+      Math::tanh(g + 2 * hidden, hidden);
+    }
+  }
+
+  template <class T, class Math>
+  static void forward(const ForwardArgs<T>& a) {
+    const auto& n = a.n;
+    const std::int64_t gated = 3 * n.hidden;
+    const std::int64_t slab = n.batch * n.hidden;
+    const bool linear = a.linear_before_reset;
+    std::vector<T> gates = input_projection<T, Math>(a);
+    std::vector<T> zeros(static_cast<std::size_t>(slab), T(0));
+    std::vector<T> recurrent(static_cast<std::size_t>(n.batch * gated));
+    std::vector<T> reset_h(static_cast<std::size_t>(slab));
+    const T* h = a.initial_h != nullptr ? a.initial_h : zeros.data();
+    for (std::int64_t s = 0; s < n.steps; ++s) {
+      const std::int64_t t = a.reverse ? n.steps - 1 - s : s;
+      T* g = gates.data() + t * n.batch * gated;
+      gates_for_rows<T, Math>(a, linear, n.batch, h, g, recurrent.data(), reset_h.data());
+      T* y = a.y + t * slab;
+      for (std::int64_t b = 0; b < n.batch; ++b) {
+        const T* row = g + b * gated;
+        for (std::int64_t j = 0; j < n.hidden; ++j) {
+          const T z = row[j];
+          y[b * n.hidden + j] = (T(1) - z) * row[2 * n.hidden + j] + z * h[b * n.hidden + j];
+        }
+      }
+      h = y;
+    }
+    std::copy(h, h + slab, a.last_h);
+  }
+
+  template <class T, class Math>
+  static void backward(const BackwardArgs<T>& a) {
+    const ForwardArgs<T>& f = a.forward;
+    const auto& n = f.n;
+    const std::int64_t hidden = n.hidden;
+    const std::int64_t gated = 3 * hidden;
+    const std::int64_t slab = n.batch * hidden;
+    const std::int64_t rows = n.steps * n.batch;
+    const bool linear = f.linear_before_reset;
+    const std::vector<T> previous = detail::previous_states(f, a.y);
+    std::vector<T> gates = input_projection<T, Math>(f);
+    std::vector<T> recurrent(static_cast<std::size_t>(rows * gated));
+    std::vector<T> reset_h(static_cast<std::size_t>(linear ? 0 : rows * hidden));
+    gates_for_rows<T, Math>(f, linear, rows, previous.data(), gates.data(), recurrent.data(),
+                            reset_h.data());
+    // Pre-activation gradients: of the input side (dx, dw, Wb) and, with linear_before_reset, of
+    // the recurrent side (dr, Rb), which differs in the h gate by the factor r.
+    std::vector<T> d_input(static_cast<std::size_t>(rows * gated));
+    std::vector<T> d_recurrent(static_cast<std::size_t>(linear ? rows * gated : 0));
+    std::vector<T> dh(static_cast<std::size_t>(slab), T(0));
+    std::vector<T> d_reset_h(static_cast<std::size_t>(slab));
+    if (a.d_last_h != nullptr) std::copy(a.d_last_h, a.d_last_h + slab, dh.begin());
+    for (std::int64_t s = n.steps - 1; s >= 0; --s) {
+      const std::int64_t t = f.reverse ? n.steps - 1 - s : s;
+      T* d_step = d_input.data() + t * n.batch * gated;
+      for (std::int64_t b = 0; b < n.batch; ++b) {
+        const std::int64_t row = t * n.batch + b;
+        const T* g = gates.data() + row * gated;
+        const T* h_prev = previous.data() + row * hidden;
+        const T* hr = recurrent.data() + row * gated + 2 * hidden;
+        const T* dy = a.dy != nullptr ? a.dy + row * hidden : nullptr;
+        T* d = d_step + b * gated;
+        for (std::int64_t j = 0; j < hidden; ++j) {
+          const T z = g[j], reset = g[hidden + j], cand = g[2 * hidden + j];
+          const T dh_j = dh[b * hidden + j] + (dy != nullptr ? dy[j] : T(0));
+          const T d_cand = dh_j * (T(1) - z) * (T(1) - cand * cand);
+          d[j] = dh_j * (h_prev[j] - cand) * z * (T(1) - z);
+          d[2 * hidden + j] = d_cand;
+          if (linear) {
+            d[hidden + j] = d_cand * hr[j] * reset * (T(1) - reset);
+            T* dr = d_recurrent.data() + row * gated;
+            dr[j] = d[j];
+            dr[hidden + j] = d[hidden + j];
+            dr[2 * hidden + j] = d_cand * reset;
+          }
+          dh[b * hidden + j] = dh_j * z;
+        }
+      }
+      if (linear) {
+        Math::gemm(false, false, n.batch, hidden, gated, T(1), d_recurrent.data() + t * n.batch * gated,
+                   gated, f.r, hidden, T(1), dh.data(), hidden);
+        continue;
+      }
+      // d(r . h) = d_cand Rh; then the reset gate's gradient and h's share through r.
+      Math::gemm(false, false, n.batch, hidden, hidden, T(1), d_step + 2 * hidden, gated,
+                 f.r + 2 * hidden * hidden, hidden, T(0), d_reset_h.data(), hidden);
+      for (std::int64_t b = 0; b < n.batch; ++b) {
+        const std::int64_t row = t * n.batch + b;
+        const T* g = gates.data() + row * gated;
+        const T* h_prev = previous.data() + row * hidden;
+        T* d = d_step + b * gated;
+        for (std::int64_t j = 0; j < hidden; ++j) {
+          const T reset = g[hidden + j];
+          const T drh = d_reset_h[b * hidden + j];
+          d[hidden + j] = drh * h_prev[j] * reset * (T(1) - reset);
+          dh[b * hidden + j] += drh * reset;
+        }
+      }
+      Math::gemm(false, false, n.batch, hidden, 2 * hidden, T(1), d_step, gated, f.r, hidden, T(1),
+                 dh.data(), hidden);
+    }
+    std::copy(dh.begin(), dh.end(), a.d_initial_h);
+    Math::gemm(false, false, rows, n.input, gated, T(1), d_input.data(), gated, f.w, n.input, T(0),
+               a.dx, n.input);
+    Math::gemm(true, false, gated, n.input, rows, T(1), d_input.data(), gated, f.x, n.input, T(0),
+               a.dw, n.input);
+    detail::add_column_sums(d_input.data(), rows, gated, gated, a.dbias);
+    if (linear) {
+      Math::gemm(true, false, gated, hidden, rows, T(1), d_recurrent.data(), gated, previous.data(),
+                 hidden, T(0), a.dr, hidden);
+      detail::add_column_sums(d_recurrent.data(), rows, gated, gated, a.dbias + gated);
+    } else {
+      Math::gemm(true, false, 2 * hidden, hidden, rows, T(1), d_input.data(), gated,
+                 previous.data(), hidden, T(0), a.dr, hidden);
+      Math::gemm(true, false, hidden, hidden, rows, T(1), d_input.data() + 2 * hidden, gated,
+                 reset_h.data(), hidden, T(0), a.dr + 2 * hidden * hidden, hidden);
+      detail::add_column_sums(d_input.data(), rows, gated, gated, a.dbias + gated);
+    }
+  }
+};
+
+std::vector<Type> infer_gru(const InferContext& ctx) {
+  return detail::infer_recurrent(ctx, CellKind::Gru);
+}
+std::vector<Type> infer_gru_grad(const InferContext& ctx) {
+  return detail::infer_recurrent_grad(ctx, CellKind::Gru);
+}
+std::vector<Variable> pullback_gru(const PullbackContext& ctx) {
+  return detail::pullback_recurrent(ctx, CellKind::Gru);
+}
+Cost gru_cost(const CostContext& ctx) { return detail::recurrent_cost(ctx, CellKind::Gru, false); }
+Cost gru_grad_cost(const CostContext& ctx) { return detail::recurrent_cost(ctx, CellKind::Gru, true); }
+}  // namespace
+
+void register_gru(OpRegistry& registry) {
+  registry.add({.name = "Gru",
+                .family = "Gru",
+                .summary = "one GRU direction over a sequence (ONNX gates z,r,h; both reset forms)",
+                .num_inputs = -1,
+                .num_outputs = 2,
+                .infer = infer_gru,
+                .reference = {"ref", detail::compute_recurrent_reference<GruCell>},
+                .fast = {"blas", detail::compute_recurrent_fast<GruCell>},
+                .pullback = pullback_gru,
+                .cost = gru_cost,
+                .print = [](const OpDef&, const Attrs& attrs) {
+                  return detail::recurrent_printed_name(CellKind::Gru, false, attrs);
+                }});
+  registry.add({.name = "GruGrad",
+                .family = "GruGrad",
+                .summary = "backpropagation through time of Gru: gradients of all its inputs",
+                .num_inputs = -1,
+                .num_outputs = -1,
+                .infer = infer_gru_grad,
+                .reference = {"ref", detail::compute_recurrent_grad_reference<GruCell>},
+                .fast = {"blas", detail::compute_recurrent_grad_fast<GruCell>},
+                .cost = gru_grad_cost,
+                .print = [](const OpDef&, const Attrs& attrs) {
+                  return detail::recurrent_printed_name(CellKind::Gru, true, attrs);
+                }});
+}
+
+}  // namespace tscope::ops
+
+namespace tscope {
+
+RecurrentResult gru(const Variable& x, const Variable& w, const Variable& r,
+                    const GruOptions& options, const std::source_location& location) {
+  Attrs attrs = ops::detail::recurrent_attrs(ops::detail::hidden_extent(r), options.reverse,
+                                             options.bias.defined(), options.initial_h.defined(),
+                                             false, false);
+  attrs.set("linear_before_reset", options.linear_before_reset);
+  std::vector<Variable> inputs = {x, w, r};
+  if (options.bias.defined()) inputs.push_back(options.bias);
+  if (options.initial_h.defined()) inputs.push_back(options.initial_h);
+  const std::vector<Variable> outputs = ops::detail::apply_recurrent(
+      ops::detail::CellKind::Gru, std::move(inputs), std::move(attrs), location);
+  return {outputs[0], outputs[1], Variable()};
+}
+
+}  // namespace tscope

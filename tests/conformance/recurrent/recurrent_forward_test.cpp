@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+// Forward values of Rnn, Gru and Lstm against the step-by-step reference of this folder (both
+// kernels, float64 and float32), over odd extents, batch 1, one step, reverse, every combination
+// of optional operands, and sequence / batch extents known only at call time.
+#include "recurrent_test_util.h"
+
+namespace tscope {
+namespace {
+using testing::CellCase;
+using testing::Shape;
+
+const std::vector<Shape>& shapes() {
+  static const std::vector<Shape> list = {
+      {"odd_all_inputs", 5, 3, 7, 5, true, true, true, true, false},
+      {"odd_all_inputs_reverse", 5, 3, 7, 5, true, true, true, true, true},
+      {"batch1", 6, 1, 4, 3, true, false, false, false, false},
+      {"seq1", 1, 2, 5, 4, true, true, true, true, false},
+      {"seq1_reverse", 1, 2, 5, 4, false, true, false, true, true},
+      {"no_optional", 3, 2, 3, 2, false, false, false, false, false},
+      {"initial_h_only_reverse", 4, 2, 1, 6, false, true, false, false, true},
+      {"initial_c_without_h", 3, 2, 2, 3, true, false, true, false, false},
+  };
+  return list;
+}
+
+std::vector<Tensor> run_cell(CellCase cell, const testing::RecurrentPoint& p, bool reference) {
+  const std::vector<Tensor> values = testing::operand_values(p);
+  const std::vector<Variable> inputs = testing::operand_variables(values);
+  const RecurrentResult result = testing::apply_cell(cell, inputs, p);
+  std::vector<Variable> outputs = {result.y, result.last_h};
+  if (result.last_c.defined()) outputs.push_back(result.last_c);
+  return testing::run_graph(inputs, outputs, values, reference);
+}
+
+void expect_matches_reference(CellCase cell, const Shape& shape, DType dtype, bool reference,
+                              double tolerance) {
+  const testing::RecurrentPoint p = testing::point_for(cell, shape, dtype, 11);
+  const testing::RecurrentExpected expected = testing::expected_for(cell, p);
+  const std::vector<Tensor> actual = run_cell(cell, p, reference);
+  const std::string label = testing::cell_name(cell) + " " + shape.name + " " +
+                            std::string(dtype_name(dtype)) + (reference ? " ref" : " fast");
+  ASSERT_EQ(actual.size(), cell == CellCase::Lstm ? 3U : 2U) << label;
+  EXPECT_EQ(actual[0].dtype(), dtype) << label;
+  EXPECT_TRUE(testing::all_close(actual[0].astype(DType::Float64), expected.y, tolerance, tolerance))
+      << label << " y";
+  EXPECT_TRUE(testing::all_close(actual[1].astype(DType::Float64), expected.last_h, tolerance,
+                                 tolerance))
+      << label << " last_h";
+  if (cell == CellCase::Lstm) {
+    EXPECT_TRUE(testing::all_close(actual[2].astype(DType::Float64), expected.last_c, tolerance,
+                                   tolerance))
+        << label << " last_c";
+  }
+}
+
+TEST(RecurrentForward, Float64MatchesStepByStepReference) {
+  for (CellCase cell : testing::all_cells()) {
+    for (const Shape& shape : shapes()) {
+      expect_matches_reference(cell, shape, DType::Float64, false, 1e-12);
+      expect_matches_reference(cell, shape, DType::Float64, true, 1e-12);
+    }
+  }
+}
+
+TEST(RecurrentForward, Float32MatchesStepByStepReference) {
+  for (CellCase cell : testing::all_cells()) {
+    for (const Shape& shape : shapes()) {
+      expect_matches_reference(cell, shape, DType::Float32, false, 2e-5);
+      expect_matches_reference(cell, shape, DType::Float32, true, 2e-5);
+    }
+  }
+}
+
+TEST(RecurrentForward, FastMatchesReferenceOnLargerFloat32Shapes) {
+  // Vector widths (4 floats) and BLAS blocking do not divide these extents.
+  const Shape shape{"larger", 9, 5, 19, 23, true, true, true, true, true};
+  for (CellCase cell : testing::all_cells()) {
+    const testing::RecurrentPoint p = testing::point_for(cell, shape, DType::Float32, 5);
+    const std::vector<Tensor> values = testing::operand_values(p);
+    const std::vector<Variable> inputs = testing::operand_variables(values);
+    const RecurrentResult result = testing::apply_cell(cell, inputs, p);
+    std::vector<Variable> outputs = {result.y, result.last_h};
+    if (result.last_c.defined()) outputs.push_back(result.last_c);
+    EXPECT_TRUE(testing::fast_matches_reference(inputs, outputs, values, 1e-4, 1e-5))
+        << testing::cell_name(cell);
+  }
+}
+
+TEST(RecurrentForward, ExtentsKnownOnlyAtCallTime) {
+  // One compiled function, called with two sequence lengths and batch sizes.
+  for (CellCase cell : testing::all_cells()) {
+    const int gates = testing::gates_of(cell);
+    Variable x = tensor3(DType::Float64, "x");
+    Variable h0 = matrix(DType::Float64, "h0");
+    const Shape shape{"dynamic", 4, 3, 2, 3, false, true, false, false, false};
+    const testing::RecurrentPoint first = testing::point_for(cell, shape, DType::Float64, 21);
+    Variable w = constant(first.w);
+    Variable r = constant(first.r);
+    const RecurrentResult result = testing::apply_cell(cell, {x, w, r, h0}, first);
+    EXPECT_EQ(result.y.type().dims, (Dims{kUnknownDim, kUnknownDim, 3})) << testing::cell_name(cell);
+    Function f = function({x, h0}, {result.y});
+    for (std::int64_t steps : {4, 2}) {
+      testing::RecurrentPoint p = first;
+      p.x = testing::random_tensor(DType::Float64, {steps, steps + 1, 2}, 30 + steps);
+      p.initial_h = testing::random_tensor(DType::Float64, {steps + 1, 3}, 40 + steps);
+      const std::vector<Tensor> y = f({p.x, p.initial_h});
+      EXPECT_TRUE(testing::all_close(y[0], testing::expected_for(cell, p).y, 1e-12, 1e-12))
+          << testing::cell_name(cell) << " steps " << steps << " gates " << gates;
+    }
+  }
+}
+
+TEST(RecurrentForward, LastStateOfAReverseLayerIsItsFirstOutput) {
+  const Shape shape{"reverse", 4, 2, 3, 3, true, false, false, false, true};
+  const testing::RecurrentPoint p = testing::point_for(CellCase::Lstm, shape, DType::Float64, 3);
+  const std::vector<Tensor> out = run_cell(CellCase::Lstm, p, false);
+  const Tensor y = out[0].contiguous();
+  const Tensor first_step = y.view({2, 3}, {3, 1}, y.offset());
+  EXPECT_TRUE(testing::all_close(out[1], first_step.contiguous(), 0, 0));
+}
+
+}  // namespace
+}  // namespace tscope
