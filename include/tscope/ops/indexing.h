@@ -140,4 +140,34 @@ Variable advanced_inc_subtensor(
     const Variable& y,
     const std::source_location& location = std::source_location::current());
 
+/// How scatter_elements combines an update with the element it lands on.
+enum class ScatterReduction { None, Add };
+
+/// out[..., i, ...] = x[..., indices[..., i, ...], ...] along `axis` (ONNX GatherElements,
+/// torch.gather): indices has x's rank, extents at most x's off the axis, and the result has
+/// indices' shape. Negative indices count from the end. A composite of AdvancedSubtensor with
+/// constant aranges on the other axes, so its gradient is a scatter-add (AdvancedIncSubtensor);
+/// indices' extents off `axis` must be static (Unsupported otherwise).
+Variable gather_elements(const Variable& x,
+                         const Variable& indices,
+                         std::int64_t axis,
+                         const std::source_location& location = std::source_location::current());
+/// A copy of x with updates written (None) or added (Add) at the positions gather_elements would
+/// read (ONNX ScatterElements). updates has indices' shape. With None, an element named several
+/// times receives the sum of its updates (ONNX leaves that case undefined).
+Variable scatter_elements(const Variable& x,
+                          const Variable& indices,
+                          const Variable& updates,
+                          std::int64_t axis,
+                          ScatterReduction reduction = ScatterReduction::None,
+                          const std::source_location& location = std::source_location::current());
+/// ONNX GatherND: the last axis of indices (static extent k) holds coordinates into x's axes
+/// batch_dims .. batch_dims + k - 1; the first batch_dims axes of x and indices are paired. The
+/// result has shape indices.shape[:-1] + x.shape[batch_dims + k:]. Negative coordinates count from
+/// the end. A composite of AdvancedSubtensor; indices' batch extents must be static.
+Variable gather_nd(const Variable& x,
+                   const Variable& indices,
+                   std::int64_t batch_dims = 0,
+                   const std::source_location& location = std::source_location::current());
+
 }  // namespace tscope

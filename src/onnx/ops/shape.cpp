@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // ONNX shape and data-movement ops: Constant, ConstantOfShape, Shape, Size, Reshape, Flatten,
-// Transpose, Squeeze, Unsqueeze, Concat, Split, Slice, Gather, Expand, Tile, Range.
+// Transpose, Squeeze, Unsqueeze, Concat, Split, Slice, Gather, GatherElements, GatherND,
+// ScatterElements (and opset 9's Scatter), Expand, Tile, Range.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -300,6 +301,28 @@ Outputs convert_gather(NodeContext& ctx) {
   return {advanced_subtensor(x, index_list)};
 }
 
+Outputs convert_gather_elements(NodeContext& ctx) {
+  return {gather_elements(ctx.input(0), ctx.input(1), ctx.attribute_int("axis", 0))};
+}
+
+Outputs convert_gather_nd(NodeContext& ctx) {
+  return {gather_nd(ctx.input(0), ctx.input(1), ctx.attribute_int("batch_dims", 0))};
+}
+
+Outputs convert_scatter_elements(NodeContext& ctx) {
+  const std::string reduction = ctx.attribute_string("reduction", "none");
+  ScatterReduction mode = ScatterReduction::None;
+  if (reduction == "add") {
+    mode = ScatterReduction::Add;
+  } else if (reduction != "none") {
+    ctx.unsupported(fmt::format("ScatterElements reduction '{}'", reduction));
+  }
+  const Variable& x = ctx.input(0);
+  Variable updates = ctx.input(2);
+  if (updates.dtype() != x.dtype()) updates = cast(updates, x.dtype());
+  return {scatter_elements(x, ctx.input(1), updates, ctx.attribute_int("axis", 0), mode)};
+}
+
 /// The broadcast of x against `target` extents (NumPy rules, both directions).
 Outputs convert_expand(NodeContext& ctx) {
   const Variable& x = ctx.input(0);
@@ -385,8 +408,12 @@ void register_shape_converters(ConverterTable& table) {
   table.add("Expand", 8, convert_expand);
   table.add("Flatten", 1, convert_flatten);
   table.add("Gather", 1, convert_gather);
+  table.add("GatherElements", 11, convert_gather_elements);
+  table.add("GatherND", 11, convert_gather_nd);
   table.add("Range", 11, convert_range);
   table.add("Reshape", 5, convert_reshape);
+  table.add("Scatter", 9, convert_scatter_elements);
+  table.add("ScatterElements", 11, convert_scatter_elements);
   table.add("Shape", 1, convert_shape);
   table.add("Size", 1, convert_size);
   table.add("Slice", 1, convert_slice);
