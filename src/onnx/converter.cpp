@@ -183,6 +183,7 @@ const ConverterTable& converter_table() {
   static const ConverterTable table = [] {
     ConverterTable built;
     register_conv_converters(built);
+    register_einsum_converters(built);
     register_elementwise_converters(built);
     register_layout_converters(built);
     register_linalg_converters(built);
@@ -191,6 +192,7 @@ const ConverterTable& converter_table() {
     register_ordering_converters(built);
     register_recurrent_converters(built);
     register_reduce_converters(built);
+    register_resize_converters(built);
     register_shape_converters(built);
     return built;
   }();

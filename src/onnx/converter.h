@@ -101,6 +101,7 @@ class ConverterTable {
 
 // One registration function per src/onnx/ops/<category>.cpp.
 void register_conv_converters(ConverterTable& table);
+void register_einsum_converters(ConverterTable& table);
 void register_elementwise_converters(ConverterTable& table);
 void register_layout_converters(ConverterTable& table);
 void register_linalg_converters(ConverterTable& table);
@@ -109,6 +110,7 @@ void register_nnet_converters(ConverterTable& table);
 void register_ordering_converters(ConverterTable& table);
 void register_recurrent_converters(ConverterTable& table);
 void register_reduce_converters(ConverterTable& table);
+void register_resize_converters(ConverterTable& table);
 void register_shape_converters(ConverterTable& table);
 
 }  // namespace tscope::onnx
