@@ -29,8 +29,8 @@ Variable arange_along(std::int64_t extent, int axis, int rank) {
 
 void check_integer_indices(std::string_view op, const Variable& indices) {
   if (is_floating(indices.dtype()) || indices.dtype() == DType::Bool) {
-    throw_error(ErrorKind::TypeMismatch, "{}: indices have dtype {}; expected an integer dtype",
-                op, dtype_name(indices.dtype()));
+    throw_error(ErrorKind::TypeMismatch, "{}: indices have dtype {}; expected an integer dtype", op,
+                dtype_name(indices.dtype()));
   }
 }
 
@@ -46,7 +46,9 @@ std::int64_t static_extent(std::string_view op, const Variable& indices, int axi
 }
 
 /// The index list of gather_elements / scatter_elements: `indices` on `axis`, aranges elsewhere.
-IndexList element_index_list(std::string_view op, const Variable& x, const Variable& indices,
+IndexList element_index_list(std::string_view op,
+                             const Variable& x,
+                             const Variable& indices,
                              std::int64_t axis) {
   check_integer_indices(op, indices);
   const int rank = x.rank();
@@ -70,8 +72,7 @@ IndexList element_index_list(std::string_view op, const Variable& x, const Varia
     if (available != kUnknownDim && extent > available) {
       throw_error(ErrorKind::ShapeMismatch,
                   "{}: indices {} are longer than data {} on axis {} ({} > {})", op,
-                  indices.type().dims.to_string(), x.type().dims.to_string(), i, extent,
-                  available);
+                  indices.type().dims.to_string(), x.type().dims.to_string(), i, extent, available);
     }
     list.emplace_back(arange_along(extent, i, rank));
   }
@@ -97,15 +98,16 @@ Variable scatter_elements(const Variable& x,
   ProvenanceScope scope("scatter_elements", location);
   const IndexList list = element_index_list("scatter_elements", x, indices, axis);
   if (updates.rank() != indices.rank()) {
-    throw_error(ErrorKind::ShapeMismatch, "scatter_elements: updates {} and indices {} differ in rank",
+    throw_error(ErrorKind::ShapeMismatch,
+                "scatter_elements: updates {} and indices {} differ in rank",
                 updates.type().dims.to_string(), indices.type().dims.to_string());
   }
   if (reduction == ScatterReduction::Add) return advanced_inc_subtensor(x, list, updates, location);
   // Written elements: the scatter of the updates into zeros replaces x where a mask scattered the
   // same way is set. Gradients follow: x receives g off the mask, updates g at their positions.
   const Variable written = advanced_inc_subtensor(zeros_like(x, location), list, updates, location);
-  const Variable hits = advanced_inc_subtensor(
-      zeros_like(x, location), list, ones_like(updates, location), location);
+  const Variable hits =
+      advanced_inc_subtensor(zeros_like(x, location), list, ones_like(updates, location), location);
   return switch_(gt(hits, 0.0, location), written, x, location);
 }
 
@@ -120,16 +122,18 @@ Variable gather_nd(const Variable& x,
     throw_error(ErrorKind::ShapeMismatch, "gather_nd: indices must have rank >= 1, got a scalar");
   }
   if (batch_dims < 0 || batch_dims >= index_rank || batch_dims >= x.rank()) {
-    throw_error(ErrorKind::InvalidArgument,
-                "gather_nd: batch_dims {} must lie in [0, min(rank of indices {}, rank of data {}))",
-                batch_dims, index_rank, x.rank());
+    throw_error(
+        ErrorKind::InvalidArgument,
+        "gather_nd: batch_dims {} must lie in [0, min(rank of indices {}, rank of data {}))",
+        batch_dims, index_rank, x.rank());
   }
   const std::int64_t depth = static_extent("gather_nd", indices, index_rank - 1);
   if (depth < 1 || batch_dims + depth > x.rank()) {
-    throw_error(ErrorKind::ShapeMismatch,
-                "gather_nd: {} batch axes and coordinates of length {} do not fit data {} of rank {}; "
-                "expected a length in [1, rank - batch_dims]",
-                batch_dims, depth, x.type().dims.to_string(), x.rank());
+    throw_error(
+        ErrorKind::ShapeMismatch,
+        "gather_nd: {} batch axes and coordinates of length {} do not fit data {} of rank {}; "
+        "expected a length in [1, rank - batch_dims]",
+        batch_dims, depth, x.type().dims.to_string(), x.rank());
   }
   const int batch = static_cast<int>(batch_dims);
   IndexList list;

@@ -21,11 +21,14 @@ std::vector<std::int64_t> unravel(std::int64_t flat, const Dims& dims) {
 
 std::int64_t ravel(const std::vector<std::int64_t>& coords, const Dims& dims) {
   std::int64_t flat = 0;
-  for (int axis = 0; axis < dims.rank(); ++axis) flat = flat * dims[axis] + coords[static_cast<std::size_t>(axis)];
+  for (int axis = 0; axis < dims.rank(); ++axis)
+    flat = flat * dims[axis] + coords[static_cast<std::size_t>(axis)];
   return flat;
 }
 
-std::int64_t wrap(std::int64_t index, std::int64_t extent) { return index < 0 ? index + extent : index; }
+std::int64_t wrap(std::int64_t index, std::int64_t extent) {
+  return index < 0 ? index + extent : index;
+}
 
 /// out[p] = x[p with p[axis] replaced by indices[p]].
 std::vector<double> gather_elements_loops(const Tensor& x, const Tensor& indices, int axis) {
@@ -41,8 +44,8 @@ std::vector<double> gather_elements_loops(const Tensor& x, const Tensor& indices
   return out;
 }
 
-std::vector<double> scatter_elements_loops(const Tensor& x, const Tensor& indices,
-                                           const Tensor& updates, int axis, bool add) {
+std::vector<double> scatter_elements_loops(
+    const Tensor& x, const Tensor& indices, const Tensor& updates, int axis, bool add) {
   std::vector<double> out = x.to_doubles();
   const std::vector<double> idx = indices.to_doubles();
   const std::vector<double> values = updates.to_doubles();
@@ -51,7 +54,8 @@ std::vector<double> scatter_elements_loops(const Tensor& x, const Tensor& indice
     coords[static_cast<std::size_t>(axis)] =
         wrap(static_cast<std::int64_t>(idx[static_cast<std::size_t>(flat)]), x.shape()[axis]);
     double& target = out[static_cast<std::size_t>(ravel(coords, x.shape()))];
-    target = add ? target + values[static_cast<std::size_t>(flat)] : values[static_cast<std::size_t>(flat)];
+    target = add ? target + values[static_cast<std::size_t>(flat)]
+                 : values[static_cast<std::size_t>(flat)];
   }
   return out;
 }
@@ -62,7 +66,8 @@ TEST(GatherElements, MatchesLoopsOnEveryAxisWithNegativeIndices) {
     Dims index_dims{2, 3, 2};
     const std::int64_t extent = x_value.shape()[axis];
     std::vector<std::int64_t> values;
-    for (std::int64_t i = 0; i < index_dims.product(); ++i) values.push_back((i * 5 + 1) % (2 * extent) - extent);
+    for (std::int64_t i = 0; i < index_dims.product(); ++i)
+      values.push_back((i * 5 + 1) % (2 * extent) - extent);
     const Tensor idx_value = int64_tensor(index_dims, values);
     Variable x = tensor(DType::Float32, {3, 4, 2}, "x");
     Variable idx = tensor(DType::Int64, index_dims, "idx");
@@ -104,9 +109,9 @@ TEST(GatherElements, ErrorsNameTheProblem) {
   Variable idx = matrix(DType::Int64, "idx", {2, 4});
   Variable y = gather_elements(x, idx, 0);
   try {
-    (void)testing::run_graph({x, idx}, {y},
-                             {Tensor::zeros(DType::Float32, {3, 4}),
-                              int64_tensor({2, 4}, {0, 1, 2, 3, 0, 0, 0, 0})});
+    (void)testing::run_graph(
+        {x, idx}, {y},
+        {Tensor::zeros(DType::Float32, {3, 4}), int64_tensor({2, 4}, {0, 1, 2, 3, 0, 0, 0, 0})});
     FAIL() << "no error";
   } catch (const Error& error) {
     EXPECT_EQ(error.kind(), ErrorKind::IndexOutOfRange);
@@ -127,11 +132,13 @@ TEST(ScatterElements, WritesAndAddsLikeTheLoops) {
       Variable y = scatter_elements(x, idx, updates, axis,
                                     add ? ScatterReduction::Add : ScatterReduction::None);
       const Tensor wrapped = axis == 0 ? int64_tensor({2, 3}, {1, -1, 0, 2, 0, -2}) : idx_value;
-      const Tensor out = testing::run_graph({x, idx, updates}, {y}, {x_value, wrapped, updates_value})[0];
+      const Tensor out =
+          testing::run_graph({x, idx, updates}, {y}, {x_value, wrapped, updates_value})[0];
       EXPECT_EQ(out.shape(), (Dims{3, 4}));
       EXPECT_TRUE(testing::all_close(
-          out, Tensor::from_doubles(DType::Float64, {3, 4},
-                                    scatter_elements_loops(x_value, wrapped, updates_value, axis, add))))
+          out,
+          Tensor::from_doubles(DType::Float64, {3, 4},
+                               scatter_elements_loops(x_value, wrapped, updates_value, axis, add))))
           << "axis " << axis << " add " << add;
     }
   }
@@ -181,7 +188,8 @@ std::vector<double> gather_nd_loops(const Tensor& x, const Tensor& indices, int 
     }
     while (static_cast<int>(coords.size()) < xd.rank()) coords.push_back(0);
     const std::int64_t start = ravel(coords, xd);
-    for (std::int64_t j = 0; j < inner; ++j) out.push_back(data[static_cast<std::size_t>(start + j)]);
+    for (std::int64_t j = 0; j < inner; ++j)
+      out.push_back(data[static_cast<std::size_t>(start + j)]);
   }
   return out;
 }
@@ -217,9 +225,10 @@ TEST(GatherNd, MatchesLoopsWithAndWithoutBatchAxes) {
 }
 
 TEST(GatherNd, GradientAndErrors) {
-  EXPECT_TRUE(testing::gradient_matches_numeric(
-      [](const auto& v) { return gather_nd(v[0], v[1], 1); },
-      {testing::random_tensor(DType::Float64, {2, 3, 2}, 38), int64_tensor({2, 3, 1}, {0, 2, 2, 1, 1, -1})}));
+  EXPECT_TRUE(
+      testing::gradient_matches_numeric([](const auto& v) { return gather_nd(v[0], v[1], 1); },
+                                        {testing::random_tensor(DType::Float64, {2, 3, 2}, 38),
+                                         int64_tensor({2, 3, 1}, {0, 2, 2, 1, 1, -1})}));
   Variable x = tensor(DType::Float32, {2, 3, 4}, "x");
   EXPECT_THROW((void)gather_nd(x, matrix(DType::Int64, "i", {2, 4}), 0), Error);  // 4 coordinates
   EXPECT_THROW((void)gather_nd(x, matrix(DType::Int64, "i", {3, 1}), 1), Error);  // batch 3 vs 2
@@ -228,8 +237,8 @@ TEST(GatherNd, GradientAndErrors) {
   Variable idx = matrix(DType::Int64, "idx", {1, 2});
   Variable y = gather_nd(x, idx, 0);
   try {
-    (void)testing::run_graph({x, idx}, {y},
-                             {Tensor::zeros(DType::Float32, {2, 3, 4}), int64_tensor({1, 2}, {1, 3})});
+    (void)testing::run_graph(
+        {x, idx}, {y}, {Tensor::zeros(DType::Float32, {2, 3, 4}), int64_tensor({1, 2}, {1, 3})});
     FAIL() << "no error";
   } catch (const Error& error) {
     EXPECT_EQ(error.kind(), ErrorKind::IndexOutOfRange);

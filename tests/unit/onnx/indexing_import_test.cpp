@@ -15,7 +15,9 @@ using testing::ModelBuilder;
 constexpr int kFloat = ::onnx::TensorProto::FLOAT;
 constexpr int kInt64 = ::onnx::TensorProto::INT64;
 
-void add_string_attribute(::onnx::NodeProto& node, const std::string& name, const std::string& value) {
+void add_string_attribute(::onnx::NodeProto& node,
+                          const std::string& name,
+                          const std::string& value) {
   auto* attribute = node.add_attribute();
   attribute->set_name(name);
   attribute->set_type(::onnx::AttributeProto::STRING);
@@ -28,12 +30,15 @@ std::vector<Tensor> run(const ModelBuilder& model, const std::vector<Tensor>& in
   return f(inputs);
 }
 
-Tensor floats(const Dims& dims, std::vector<float> values) { return Tensor::from_vector<float>(dims, values); }
+Tensor floats(const Dims& dims, std::vector<float> values) {
+  return Tensor::from_vector<float>(dims, values);
+}
 Tensor int64s(const Dims& dims, std::vector<std::int64_t> values) {
   return Tensor::from_vector<std::int64_t>(dims, values);
 }
 
-ModelBuilder gather_elements_model(const std::vector<DimSpec>& data, const std::vector<DimSpec>& indices,
+ModelBuilder gather_elements_model(const std::vector<DimSpec>& data,
+                                   const std::vector<DimSpec>& indices,
                                    std::int64_t axis) {
   ModelBuilder model;
   model.input("data", kFloat, data).input("indices", kInt64, indices).output("y", kFloat, indices);
@@ -48,10 +53,12 @@ TEST(OnnxIndexing, GatherElementsOnBothAxesWithNegativeIndices) {
                 .to_doubles(),
             (std::vector<double>{1, 1, 4, 3}));
   const Tensor data = floats({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
-  EXPECT_EQ(run(gather_elements_model({3, 3}, {2, 3}, 0), {data, int64s({2, 3}, {1, 2, 0, 2, 0, 0})})[0]
-                .to_doubles(),
-            (std::vector<double>{4, 8, 3, 7, 2, 3}));
-  EXPECT_EQ(run(gather_elements_model({3, 3}, {2, 3}, -2), {data, int64s({2, 3}, {-1, -2, 0, -2, 0, 0})})[0]
+  EXPECT_EQ(
+      run(gather_elements_model({3, 3}, {2, 3}, 0), {data, int64s({2, 3}, {1, 2, 0, 2, 0, 0})})[0]
+          .to_doubles(),
+      (std::vector<double>{4, 8, 3, 7, 2, 3}));
+  EXPECT_EQ(run(gather_elements_model({3, 3}, {2, 3}, -2),
+                {data, int64s({2, 3}, {-1, -2, 0, -2, 0, 0})})[0]
                 .to_doubles(),
             (std::vector<double>{7, 5, 3, 4, 2, 3}));
 }
@@ -69,10 +76,15 @@ TEST(OnnxIndexing, OutOfRangeIndexNamesTheModelNode) {
   }
 }
 
-ModelBuilder scatter_model(const std::vector<DimSpec>& data, const std::vector<DimSpec>& indices,
-                           std::int64_t axis, const std::string& reduction, std::int64_t opset = 13) {
+ModelBuilder scatter_model(const std::vector<DimSpec>& data,
+                           const std::vector<DimSpec>& indices,
+                           std::int64_t axis,
+                           const std::string& reduction,
+                           std::int64_t opset = 13) {
   ModelBuilder model(opset);
-  model.input("data", kFloat, data).input("indices", kInt64, indices).input("updates", kFloat, indices);
+  model.input("data", kFloat, data)
+      .input("indices", kInt64, indices)
+      .input("updates", kFloat, indices);
   model.output("y", kFloat, data);
   auto& node = model.node("ScatterElements", {"data", "indices", "updates"}, {"y"}, "scatter");
   testing::add_int_attribute(node, "axis", axis);
@@ -89,10 +101,12 @@ TEST(OnnxIndexing, ScatterElementsWritesAndAdds) {
       floats({3, 3}, {2.0f, 1.1f, 0.0f, 1.0f, 0.0f, 2.2f, 0.0f, 2.1f, 1.2f})));
   const Tensor row = floats({1, 5}, {1, 2, 3, 4, 5});
   EXPECT_TRUE(tscope::testing::all_close(
-      run(scatter_model({1, 5}, {1, 2}, 1, ""), {row, int64s({1, 2}, {1, -2}), floats({1, 2}, {1.1f, 2.1f})})[0],
+      run(scatter_model({1, 5}, {1, 2}, 1, ""),
+          {row, int64s({1, 2}, {1, -2}), floats({1, 2}, {1.1f, 2.1f})})[0],
       floats({1, 5}, {1, 1.1f, 3, 2.1f, 5})));
   EXPECT_TRUE(tscope::testing::all_close(
-      run(scatter_model({1, 5}, {1, 2}, 1, "add", 16), {row, int64s({1, 2}, {1, 1}), floats({1, 2}, {1.1f, 2.1f})})[0],
+      run(scatter_model({1, 5}, {1, 2}, 1, "add", 16),
+          {row, int64s({1, 2}, {1, 1}), floats({1, 2}, {1.1f, 2.1f})})[0],
       floats({1, 5}, {1, 5.2f, 3, 4, 5})));
   try {
     (void)import_model_bytes(scatter_model({1, 5}, {1, 2}, 1, "mul", 16).bytes(), "scatter.onnx");
@@ -103,8 +117,10 @@ TEST(OnnxIndexing, ScatterElementsWritesAndAdds) {
   }
 }
 
-ModelBuilder gather_nd_model(const std::vector<DimSpec>& data, const std::vector<DimSpec>& indices,
-                             const std::vector<DimSpec>& out, std::int64_t batch_dims) {
+ModelBuilder gather_nd_model(const std::vector<DimSpec>& data,
+                             const std::vector<DimSpec>& indices,
+                             const std::vector<DimSpec>& out,
+                             std::int64_t batch_dims) {
   ModelBuilder model;
   model.input("data", kFloat, data).input("indices", kInt64, indices).output("y", kFloat, out);
   testing::add_int_attribute(model.node("GatherND", {"data", "indices"}, {"y"}, "gather_nd"),
@@ -114,17 +130,23 @@ ModelBuilder gather_nd_model(const std::vector<DimSpec>& data, const std::vector
 
 TEST(OnnxIndexing, GatherNdWithAndWithoutBatchAxes) {
   const Tensor square = floats({2, 2}, {0, 1, 2, 3});
-  EXPECT_EQ(run(gather_nd_model({2, 2}, {2, 2}, {2}, 0), {square, int64s({2, 2}, {0, 0, 1, 1})})[0].to_doubles(),
+  EXPECT_EQ(run(gather_nd_model({2, 2}, {2, 2}, {2}, 0), {square, int64s({2, 2}, {0, 0, 1, 1})})[0]
+                .to_doubles(),
             (std::vector<double>{0, 3}));
-  const Tensor rows = run(gather_nd_model({2, 2}, {2, 1}, {2, 2}, 0), {square, int64s({2, 1}, {1, 0})})[0];
+  const Tensor rows =
+      run(gather_nd_model({2, 2}, {2, 1}, {2, 2}, 0), {square, int64s({2, 1}, {1, 0})})[0];
   EXPECT_EQ(rows.shape(), (Dims{2, 2}));
   EXPECT_EQ(rows.to_doubles(), (std::vector<double>{2, 3, 0, 1}));
   const Tensor cube = floats({2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
-  EXPECT_EQ(run(gather_nd_model({2, 2, 2}, {2, 2}, {2, 2}, 0), {cube, int64s({2, 2}, {0, 1, 1, 0})})[0].to_doubles(),
+  EXPECT_EQ(
+      run(gather_nd_model({2, 2, 2}, {2, 2}, {2, 2}, 0), {cube, int64s({2, 2}, {0, 1, 1, 0})})[0]
+          .to_doubles(),
+      (std::vector<double>{2, 3, 4, 5}));
+  EXPECT_EQ(run(gather_nd_model({2, 2, 2}, {2, 1}, {2, 2}, 1), {cube, int64s({2, 1}, {1, 0})})[0]
+                .to_doubles(),
             (std::vector<double>{2, 3, 4, 5}));
-  EXPECT_EQ(run(gather_nd_model({2, 2, 2}, {2, 1}, {2, 2}, 1), {cube, int64s({2, 1}, {1, 0})})[0].to_doubles(),
-            (std::vector<double>{2, 3, 4, 5}));
-  EXPECT_EQ(run(gather_nd_model({2, 2, 2}, {2, 1}, {2, 2}, 1), {cube, int64s({2, 1}, {-1, -2})})[0].to_doubles(),
+  EXPECT_EQ(run(gather_nd_model({2, 2, 2}, {2, 1}, {2, 2}, 1), {cube, int64s({2, 1}, {-1, -2})})[0]
+                .to_doubles(),
             (std::vector<double>{2, 3, 4, 5}));
 }
 
