@@ -4,8 +4,8 @@
 // row-major product C = alpha * op(A) op(B) + beta * C and in-place sigmoid / tanh over a
 // contiguous array:
 //  - ReferenceMath: plain loops in double (the reference kernels run on float64 copies);
-//  - FastMath<T>: OpenBLAS gemm and SLEEF's 128-bit vector tanh (sigmoid(x) = (1 + tanh(x/2))/2,
-//    one transcendental and no overflow), as the elementwise "simd" kernels use.
+//  - FastMath<T>: OpenBLAS gemm and SLEEF's 128-bit vector functions (the entry points the
+//    elementwise "simd" kernels use, dispatched at run time).
 #include <cblas.h>
 #include <emmintrin.h>
 #include <sleef.h>
@@ -75,35 +75,35 @@ struct FastMath {
     }
   }
 
-  static void tanh(T* values, std::int64_t count) { apply(values, count, false); }
-  static void sigmoid(T* values, std::int64_t count) { apply(values, count, true); }
-
- private:
-  // Sigmoid as 0.5 + 0.5 * tanh(x / 2): bounded, and one vector transcendental per lane.
-  static void apply(T* values, std::int64_t count, bool sigmoid) {
+  // SLEEF's 3.5-ULP tanh (about twice as fast as the 1-ULP one) and sigmoid as 1 / (1 + exp(-x))
+  // with the 1-ULP exp (three times faster than going through tanh); exp overflowing to inf for
+  // very negative x gives the right limit 0.
+  static void tanh(T* values, std::int64_t count) {
     std::int64_t i = 0;
     if constexpr (std::is_same_v<T, float>) {
-      const __m128 half = _mm_set1_ps(0.5F);
+      for (; i + 4 <= count; i += 4) _mm_storeu_ps(values + i, Sleef_tanhf4_u35(_mm_loadu_ps(values + i)));
+    } else {
+      for (; i + 2 <= count; i += 2) _mm_storeu_pd(values + i, Sleef_tanhd2_u35(_mm_loadu_pd(values + i)));
+    }
+    for (; i < count; ++i) values[i] = std::tanh(values[i]);
+  }
+
+  static void sigmoid(T* values, std::int64_t count) {
+    std::int64_t i = 0;
+    if constexpr (std::is_same_v<T, float>) {
+      const __m128 one = _mm_set1_ps(1.0F);
       for (; i + 4 <= count; i += 4) {
-        __m128 v = _mm_loadu_ps(values + i);
-        if (sigmoid) v = _mm_mul_ps(v, half);
-        v = Sleef_tanhf4_u10(v);
-        if (sigmoid) v = _mm_add_ps(half, _mm_mul_ps(half, v));
-        _mm_storeu_ps(values + i, v);
+        const __m128 e = Sleef_expf4_u10(_mm_sub_ps(_mm_setzero_ps(), _mm_loadu_ps(values + i)));
+        _mm_storeu_ps(values + i, _mm_div_ps(one, _mm_add_ps(one, e)));
       }
     } else {
-      const __m128d half = _mm_set1_pd(0.5);
+      const __m128d one = _mm_set1_pd(1.0);
       for (; i + 2 <= count; i += 2) {
-        __m128d v = _mm_loadu_pd(values + i);
-        if (sigmoid) v = _mm_mul_pd(v, half);
-        v = Sleef_tanhd2_u10(v);
-        if (sigmoid) v = _mm_add_pd(half, _mm_mul_pd(half, v));
-        _mm_storeu_pd(values + i, v);
+        const __m128d e = Sleef_expd2_u10(_mm_sub_pd(_mm_setzero_pd(), _mm_loadu_pd(values + i)));
+        _mm_storeu_pd(values + i, _mm_div_pd(one, _mm_add_pd(one, e)));
       }
     }
-    for (; i < count; ++i) {
-      values[i] = sigmoid ? T(0.5) + T(0.5) * std::tanh(T(0.5) * values[i]) : std::tanh(values[i]);
-    }
+    for (; i < count; ++i) values[i] = T(1) / (T(1) + std::exp(-values[i]));
   }
 };
 
