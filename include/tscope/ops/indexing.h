@@ -169,5 +169,13 @@ Variable gather_nd(const Variable& x,
                    const Variable& indices,
                    std::int64_t batch_dims = 0,
                    const std::source_location& location = std::source_location::current());
+/// A copy of x with updates written (None) or added (Add) at the positions gather_nd (batch_dims
+/// 0) would read (ONNX ScatterND): updates has shape indices.shape[:-1] + x.shape[k:]. With None,
+/// an element named several times receives the sum of its updates (ONNX leaves that undefined).
+Variable scatter_nd(const Variable& x,
+                    const Variable& indices,
+                    const Variable& updates,
+                    ScatterReduction reduction = ScatterReduction::None,
+                    const std::source_location& location = std::source_location::current());
 
 }  // namespace tscope

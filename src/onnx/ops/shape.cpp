@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // ONNX shape and data-movement ops: Constant, ConstantOfShape, Shape, Size, Reshape, Flatten,
 // Transpose, Squeeze, Unsqueeze, Concat, Split, Slice, Gather, GatherElements, GatherND,
-// ScatterElements (and opset 9's Scatter), Expand, Tile, Range.
+// ScatterElements (and opset 9's Scatter), ScatterND, Expand, Tile, Range.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -309,18 +309,22 @@ Outputs convert_gather_nd(NodeContext& ctx) {
   return {gather_nd(ctx.input(0), ctx.input(1), ctx.attribute_int("batch_dims", 0))};
 }
 
-Outputs convert_scatter_elements(NodeContext& ctx) {
+ScatterReduction scatter_reduction(NodeContext& ctx) {
   const std::string reduction = ctx.attribute_string("reduction", "none");
-  ScatterReduction mode = ScatterReduction::None;
-  if (reduction == "add") {
-    mode = ScatterReduction::Add;
-  } else if (reduction != "none") {
-    ctx.unsupported(fmt::format("ScatterElements reduction '{}'", reduction));
-  }
-  const Variable& x = ctx.input(0);
-  Variable updates = ctx.input(2);
-  if (updates.dtype() != x.dtype()) updates = cast(updates, x.dtype());
-  return {scatter_elements(x, ctx.input(1), updates, ctx.attribute_int("axis", 0), mode)};
+  if (reduction == "add") return ScatterReduction::Add;
+  if (reduction != "none") ctx.unsupported(fmt::format("{} reduction '{}'", ctx.op_type(), reduction));
+  return ScatterReduction::None;
+}
+
+Outputs convert_scatter_elements(NodeContext& ctx) {
+  const ScatterReduction reduction = scatter_reduction(ctx);
+  return {scatter_elements(ctx.input(0), ctx.input(1), ctx.input(2), ctx.attribute_int("axis", 0),
+                           reduction)};
+}
+
+Outputs convert_scatter_nd(NodeContext& ctx) {
+  const ScatterReduction reduction = scatter_reduction(ctx);
+  return {scatter_nd(ctx.input(0), ctx.input(1), ctx.input(2), reduction)};
 }
 
 /// The broadcast of x against `target` extents (NumPy rules, both directions).
@@ -414,6 +418,7 @@ void register_shape_converters(ConverterTable& table) {
   table.add("Reshape", 5, convert_reshape);
   table.add("Scatter", 9, convert_scatter_elements);
   table.add("ScatterElements", 11, convert_scatter_elements);
+  table.add("ScatterND", 11, convert_scatter_nd);
   table.add("Shape", 1, convert_shape);
   table.add("Size", 1, convert_size);
   table.add("Slice", 1, convert_slice);

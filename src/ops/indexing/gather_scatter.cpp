@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// gather_elements, scatter_elements and gather_nd (ONNX GatherElements, ScatterElements,
-// GatherND) as composites of integer-array indexing: every indexed axis gets an index array, the
-// arrays broadcast against each other, and their broadcast shape is the result's. Axes the ONNX
+// gather_elements, scatter_elements, gather_nd and scatter_nd (ONNX GatherElements,
+// ScatterElements, GatherND, ScatterND) as composites of integer-array indexing: every indexed
+// axis gets an index array, the arrays broadcast against each other, and their broadcast shape is
+// the result's. Axes the ONNX
 // op pairs positionally get a constant arange shaped to broadcast along that axis only. Gradients
 // come from AdvancedSubtensor / AdvancedIncSubtensor; range checks (IndexOutOfRange naming the
 // node, the axis and the index) from their kernels.
-#include <fmt/format.h>
-
 #include "tscope/core/error.h"
 #include "tscope/graph/constructors.h"
 #include "tscope/graph/provenance.h"
@@ -79,6 +78,66 @@ IndexList element_index_list(std::string_view op,
   return list;
 }
 
+/// The index list of gather_nd / scatter_nd: aranges on the batch axes, then one array per
+/// coordinate (indices[..., k]).
+IndexList nd_index_list(std::string_view op,
+                        const Variable& x,
+                        const Variable& indices,
+                        std::int64_t batch_dims,
+                        const std::source_location& location) {
+  check_integer_indices(op, indices);
+  const int index_rank = indices.rank();
+  if (index_rank < 1) {
+    throw_error(ErrorKind::ShapeMismatch, "{}: indices must have rank >= 1, got a scalar", op);
+  }
+  if (batch_dims < 0 || batch_dims >= index_rank || batch_dims >= x.rank()) {
+    throw_error(ErrorKind::InvalidArgument,
+                "{}: batch_dims {} must lie in [0, min(rank of indices {}, rank of data {}))", op,
+                batch_dims, index_rank, x.rank());
+  }
+  const std::int64_t depth = static_extent(op, indices, index_rank - 1);
+  if (depth < 1 || batch_dims + depth > x.rank()) {
+    throw_error(ErrorKind::ShapeMismatch,
+                "{}: {} batch axes and coordinates of length {} do not fit data {} of rank {}; "
+                "expected a length in [1, rank - batch_dims]",
+                op, batch_dims, depth, x.type().dims.to_string(), x.rank());
+  }
+  const int batch = static_cast<int>(batch_dims);
+  IndexList list;
+  for (int axis = 0; axis < batch; ++axis) {
+    const std::int64_t extent = static_extent(op, indices, axis);
+    const std::int64_t available = x.type().dims[axis];
+    if (available != kUnknownDim && available != extent) {
+      throw_error(ErrorKind::ShapeMismatch,
+                  "{}: batch axis {} has extent {} in indices {} but {} in data {}", op, axis,
+                  extent, indices.type().dims.to_string(), available, x.type().dims.to_string());
+    }
+    list.emplace_back(arange_along(extent, axis, index_rank - 1));
+  }
+  IndexList coordinate(static_cast<std::size_t>(index_rank - 1), Index(slice()));
+  coordinate.emplace_back(0);
+  for (std::int64_t k = 0; k < depth; ++k) {
+    coordinate.back() = Index(k);
+    list.emplace_back(subtensor(indices, coordinate, location));
+  }
+  return list;
+}
+
+/// x with `updates` written or added at advanced_subtensor(x, list).
+Variable scatter(const Variable& x,
+                 const IndexList& list,
+                 const Variable& updates,
+                 ScatterReduction reduction,
+                 const std::source_location& location) {
+  if (reduction == ScatterReduction::Add) return advanced_inc_subtensor(x, list, updates, location);
+  // Written elements: the scatter of the updates into zeros replaces x where a mask scattered the
+  // same way is set. Gradients follow: x receives g off the mask, updates g at their positions.
+  const Variable written = advanced_inc_subtensor(zeros_like(x, location), list, updates, location);
+  const Variable hits =
+      advanced_inc_subtensor(zeros_like(x, location), list, ones_like(updates, location), location);
+  return switch_(gt(hits, 0.0, location), written, x, location);
+}
+
 }  // namespace
 
 Variable gather_elements(const Variable& x,
@@ -102,13 +161,7 @@ Variable scatter_elements(const Variable& x,
                 "scatter_elements: updates {} and indices {} differ in rank",
                 updates.type().dims.to_string(), indices.type().dims.to_string());
   }
-  if (reduction == ScatterReduction::Add) return advanced_inc_subtensor(x, list, updates, location);
-  // Written elements: the scatter of the updates into zeros replaces x where a mask scattered the
-  // same way is set. Gradients follow: x receives g off the mask, updates g at their positions.
-  const Variable written = advanced_inc_subtensor(zeros_like(x, location), list, updates, location);
-  const Variable hits =
-      advanced_inc_subtensor(zeros_like(x, location), list, ones_like(updates, location), location);
-  return switch_(gt(hits, 0.0, location), written, x, location);
+  return scatter(x, list, updates, reduction, location);
 }
 
 Variable gather_nd(const Variable& x,
@@ -116,44 +169,18 @@ Variable gather_nd(const Variable& x,
                    std::int64_t batch_dims,
                    const std::source_location& location) {
   ProvenanceScope scope("gather_nd", location);
-  check_integer_indices("gather_nd", indices);
-  const int index_rank = indices.rank();
-  if (index_rank < 1) {
-    throw_error(ErrorKind::ShapeMismatch, "gather_nd: indices must have rank >= 1, got a scalar");
-  }
-  if (batch_dims < 0 || batch_dims >= index_rank || batch_dims >= x.rank()) {
-    throw_error(
-        ErrorKind::InvalidArgument,
-        "gather_nd: batch_dims {} must lie in [0, min(rank of indices {}, rank of data {}))",
-        batch_dims, index_rank, x.rank());
-  }
-  const std::int64_t depth = static_extent("gather_nd", indices, index_rank - 1);
-  if (depth < 1 || batch_dims + depth > x.rank()) {
-    throw_error(
-        ErrorKind::ShapeMismatch,
-        "gather_nd: {} batch axes and coordinates of length {} do not fit data {} of rank {}; "
-        "expected a length in [1, rank - batch_dims]",
-        batch_dims, depth, x.type().dims.to_string(), x.rank());
-  }
-  const int batch = static_cast<int>(batch_dims);
-  IndexList list;
-  for (int axis = 0; axis < batch; ++axis) {
-    const std::int64_t extent = static_extent("gather_nd", indices, axis);
-    const std::int64_t available = x.type().dims[axis];
-    if (available != kUnknownDim && available != extent) {
-      throw_error(ErrorKind::ShapeMismatch,
-                  "gather_nd: batch axis {} has extent {} in indices {} but {} in data {}", axis,
-                  extent, indices.type().dims.to_string(), available, x.type().dims.to_string());
-    }
-    list.emplace_back(arange_along(extent, axis, index_rank - 1));
-  }
-  IndexList coordinate(static_cast<std::size_t>(index_rank - 1), Index(slice()));
-  coordinate.emplace_back(0);
-  for (std::int64_t k = 0; k < depth; ++k) {
-    coordinate.back() = Index(k);
-    list.emplace_back(subtensor(indices, coordinate, location));
-  }
-  return advanced_subtensor(x, list, location);
+  return advanced_subtensor(x, nd_index_list("gather_nd", x, indices, batch_dims, location),
+                            location);
+}
+
+Variable scatter_nd(const Variable& x,
+                    const Variable& indices,
+                    const Variable& updates,
+                    ScatterReduction reduction,
+                    const std::source_location& location) {
+  ProvenanceScope scope("scatter_nd", location);
+  const IndexList list = nd_index_list("scatter_nd", x, indices, 0, location);
+  return scatter(x, list, updates, reduction, location);
 }
 
 }  // namespace tscope

@@ -245,5 +245,83 @@ TEST(GatherNd, GradientAndErrors) {
   }
 }
 
+/// ScatterND from its definition: x[indices[i..., :], ...] = (or +=) updates[i..., ...].
+std::vector<double> scatter_nd_loops(const Tensor& x,
+                                     const Tensor& indices,
+                                     const Tensor& updates,
+                                     bool add) {
+  const Dims& xd = x.shape();
+  const Dims& id = indices.shape();
+  const std::int64_t depth = id[id.rank() - 1];
+  std::int64_t inner = 1;
+  for (int axis = static_cast<int>(depth); axis < xd.rank(); ++axis) inner *= xd[axis];
+  std::vector<double> out = x.to_doubles();
+  const std::vector<double> idx = indices.to_doubles();
+  const std::vector<double> values = updates.to_doubles();
+  for (std::int64_t flat = 0; flat < indices.numel() / depth; ++flat) {
+    std::vector<std::int64_t> coords;
+    for (std::int64_t k = 0; k < depth; ++k) {
+      const auto value = static_cast<std::int64_t>(idx[static_cast<std::size_t>(flat * depth + k)]);
+      coords.push_back(wrap(value, xd[static_cast<int>(k)]));
+    }
+    while (static_cast<int>(coords.size()) < xd.rank()) coords.push_back(0);
+    const std::int64_t start = ravel(coords, xd);
+    for (std::int64_t j = 0; j < inner; ++j) {
+      double& target = out[static_cast<std::size_t>(start + j)];
+      const double value = values[static_cast<std::size_t>(flat * inner + j)];
+      target = add ? target + value : value;
+    }
+  }
+  return out;
+}
+
+TEST(ScatterNd, WritesAndAddsLikeTheLoops) {
+  const Tensor x_value = testing::random_tensor(DType::Float64, {3, 4, 2}, 39);
+  struct Case {
+    Dims index_dims;
+    std::vector<std::int64_t> values;
+    Dims update_dims;
+  };
+  const std::vector<Case> cases{
+      {{2, 1}, {2, -3}, {2, 4, 2}},
+      {{3, 2}, {0, 1, 2, -1, 1, 0}, {3, 2}},
+      {{2, 2, 3}, {0, 0, 0, 1, 2, 1, 2, 3, -1, -3, -4, 1}, {2, 2}},
+  };
+  for (const Case& test : cases) {
+    for (bool add : {false, true}) {
+      Variable x = tensor(DType::Float64, {3, 4, 2}, "x");
+      Variable idx = tensor(DType::Int64, test.index_dims, "idx");
+      Variable updates = tensor(DType::Float64, test.update_dims, "u");
+      Variable y =
+          scatter_nd(x, idx, updates, add ? ScatterReduction::Add : ScatterReduction::None);
+      const Tensor idx_value = int64_tensor(test.index_dims, test.values);
+      const Tensor updates_value = testing::random_tensor(DType::Float64, test.update_dims, 40);
+      const Tensor out =
+          testing::run_graph({x, idx, updates}, {y}, {x_value, idx_value, updates_value})[0];
+      EXPECT_TRUE(testing::all_close(
+          out, Tensor::from_doubles(DType::Float64, {3, 4, 2},
+                                    scatter_nd_loops(x_value, idx_value, updates_value, add))))
+          << test.index_dims.to_string() << " add " << add;
+    }
+  }
+}
+
+TEST(ScatterNd, GradientsAndErrors) {
+  const std::vector<Tensor> point{testing::random_tensor(DType::Float64, {3, 2}, 41),
+                                  int64_tensor({2, 1}, {2, 0}),
+                                  testing::random_tensor(DType::Float64, {2, 2}, 42)};
+  for (ScatterReduction reduction : {ScatterReduction::None, ScatterReduction::Add}) {
+    EXPECT_TRUE(testing::gradient_matches_numeric(
+        [reduction](const auto& v) { return scatter_nd(v[0], v[1], v[2], reduction); }, point));
+  }
+  Variable x = matrix(DType::Float32, "x", {3, 2});
+  EXPECT_THROW(
+      (void)scatter_nd(x, matrix(DType::Int64, "i", {2, 3}), vector(DType::Float32, "u", {2})),
+      Error);  // 3 coordinates for rank 2
+  EXPECT_THROW(
+      (void)scatter_nd(x, matrix(DType::Int64, "i", {2, 1}), vector(DType::Float32, "u", {3})),
+      Error);  // updates of the wrong shape
+}
+
 }  // namespace
 }  // namespace tscope

@@ -150,5 +150,22 @@ TEST(OnnxIndexing, GatherNdWithAndWithoutBatchAxes) {
             (std::vector<double>{2, 3, 4, 5}));
 }
 
+TEST(OnnxIndexing, ScatterNdWritesAndAdds) {
+  const auto model = [](const std::string& reduction) {
+    ModelBuilder built(16);
+    built.input("data", kFloat, {8}).input("indices", kInt64, {4, 1}).input("updates", kFloat, {4});
+    built.output("y", kFloat, {8});
+    auto& node = built.node("ScatterND", {"data", "indices", "updates"}, {"y"}, "scatter_nd");
+    if (!reduction.empty()) add_string_attribute(node, "reduction", reduction);
+    return built;
+  };
+  const Tensor data = floats({8}, {1, 2, 3, 4, 5, 6, 7, 8});
+  const Tensor updates = floats({4}, {9, 10, 11, 12});
+  EXPECT_EQ(run(model(""), {data, int64s({4, 1}, {4, 3, 1, 7}), updates})[0].to_doubles(),
+            (std::vector<double>{1, 11, 3, 10, 9, 6, 7, 12}));
+  EXPECT_EQ(run(model("add"), {data, int64s({4, 1}, {0, 0, -1, 2}), updates})[0].to_doubles(),
+            (std::vector<double>{20, 2, 15, 4, 5, 6, 7, 19}));
+}
+
 }  // namespace
 }  // namespace tscope::onnx
