@@ -5,6 +5,7 @@
 
 #include <map>
 
+#include "gradient_check.h"
 #include "model_builder.h"
 #include "support/test_util.h"
 #include "tscope/onnx/import.h"
@@ -15,6 +16,7 @@ namespace {
 using testing::DimSpec;
 using testing::ModelBuilder;
 constexpr int kFloat = ::onnx::TensorProto::FLOAT;
+constexpr int kDouble = ::onnx::TensorProto::DOUBLE;
 
 struct Case {
   std::string equation;       ///< explicit, letters only (the reference's input)
@@ -75,14 +77,16 @@ Tensor brute_force_einsum(const std::string& equation, const std::vector<Tensor>
   return Tensor::from_doubles(DType::Float32, out_dims, out);
 }
 
-ModelBuilder einsum_model(const std::string& equation, const std::vector<Dims>& shapes) {
+ModelBuilder einsum_model(const std::string& equation,
+                          const std::vector<Dims>& shapes,
+                          int elem_type = kFloat) {
   ModelBuilder model(12);
   std::vector<std::string> names;
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     names.push_back("x" + std::to_string(i));
-    model.input(names.back(), kFloat, std::vector<DimSpec>(shapes[i].begin(), shapes[i].end()));
+    model.input(names.back(), elem_type, std::vector<DimSpec>(shapes[i].begin(), shapes[i].end()));
   }
-  model.output("y", kFloat, {});
+  model.output("y", elem_type, {});
   auto* attribute = model.node("Einsum", names, {"y"}, "einsum").add_attribute();
   attribute->set_name("equation");
   attribute->set_type(::onnx::AttributeProto::STRING);
@@ -160,6 +164,26 @@ TEST(OnnxEinsum, UnsupportedAndInvalidEquationsNameTheEquation) {
   EXPECT_EQ(error_of("ijk->i", {{2, 3}}), ErrorKind::ShapeMismatch);
   EXPECT_EQ(error_of("ij->k", {{2, 3}}), ErrorKind::InvalidArgument);
   EXPECT_EQ(error_of("i1->i", {{2, 3}}), ErrorKind::InvalidArgument);
+}
+
+TEST(OnnxEinsum, GradientsMatchFiniteDifferences) {
+  const std::vector<std::pair<std::string, std::vector<Dims>>> cases{
+      {"bij,bjk->bik", {{2, 2, 3}, {2, 3, 2}}},
+      {"bhqd,bhkd->bhqk", {{1, 2, 2, 3}, {1, 2, 3, 3}}},
+      {"...ii->...i", {{2, 3, 3}}},
+      {"ij,jk,kl->il", {{2, 3}, {3, 2}, {2, 2}}},
+      {"i,i->", {{4}, {4}}},
+      {"iij,jk->ik", {{2, 2, 3}, {3, 2}}},
+  };
+  for (const auto& [equation, shapes] : cases) {
+    std::vector<Tensor> point;
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      point.push_back(tscope::testing::random_tensor(DType::Float64, shapes[i], 60 + i));
+    }
+    EXPECT_TRUE(
+        testing::gradients_match_numeric(einsum_model(equation, shapes, kDouble).bytes(), point))
+        << equation;
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "gradient_check.h"
 #include "model_builder.h"
 #include "support/test_util.h"
 #include "tscope/grad/grad.h"
@@ -18,6 +19,7 @@ namespace {
 using testing::DimSpec;
 using testing::ModelBuilder;
 constexpr int kFloat = ::onnx::TensorProto::FLOAT;
+constexpr int kDouble = ::onnx::TensorProto::DOUBLE;
 
 void add_string_attribute(::onnx::NodeProto& node,
                           const std::string& name,
@@ -35,12 +37,13 @@ struct ResizeCase {
   std::string mode = "nearest";
   std::string transformation;  ///< empty: the default (half_pixel)
   std::string rounding;        ///< empty: the default (round_prefer_floor)
+  int elem_type = kFloat;
 };
 
 ModelBuilder resize_model(const ResizeCase& test) {
   ModelBuilder model(13);
-  model.input("x", kFloat, std::vector<DimSpec>(test.in.begin(), test.in.end()));
-  model.output("y", kFloat, {});
+  model.input("x", test.elem_type, std::vector<DimSpec>(test.in.begin(), test.in.end()));
+  model.output("y", test.elem_type, {});
   std::vector<std::string> inputs{"x", ""};
   if (!test.scales.empty()) {
     model.float_initializer("scales", {static_cast<std::int64_t>(test.scales.size())}, test.scales);
@@ -194,6 +197,20 @@ TEST(OnnxResize, UnsupportedFormsAreReported) {
   testing::add_int_attribute(*exclude.proto().mutable_graph()->mutable_node(0), "exclude_outside",
                              1);
   EXPECT_EQ(kind_of(exclude), ErrorKind::Unsupported);
+}
+
+TEST(OnnxResize, GradientsMatchFiniteDifferences) {
+  const std::vector<ResizeCase> cases{
+      {{1, 1, 2, 3}, {1, 1, 2, 1.5f}, {}, "linear", "half_pixel", "", kDouble},
+      {{1, 1, 4, 3}, {}, {1, 1, 3, 5}, "linear", "align_corners", "", kDouble},
+      {{1, 1, 4, 4}, {}, {1, 1, 3, 1}, "linear", "pytorch_half_pixel", "", kDouble},
+      {{1, 1, 3, 2}, {}, {1, 1, 5, 3}, "nearest", "asymmetric", "round_prefer_ceil", kDouble},
+  };
+  for (const ResizeCase& test : cases) {
+    EXPECT_TRUE(testing::gradients_match_numeric(
+        resize_model(test).bytes(), {tscope::testing::random_tensor(DType::Float64, test.in, 70)}))
+        << test.mode << " " << test.transformation;
+  }
 }
 
 }  // namespace
