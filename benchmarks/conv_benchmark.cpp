@@ -1,21 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
-// BM_Conv: one convolution direction (Forward, GradI = ConvGradI, GradW = ConvGradW) on one shape,
-// three ways: "tscope" (a compiled function whose graph is that one node, profiling off,
-// allow_gc=false so the output buffer is reused), "dnnl" (the same oneDNN primitive the node
-// builds, plain layouts, created once and executed in the loop) and "ref" (the reference loops,
-// small shapes only). docs/conv.md compares tscope with dnnl.
+// BM_Conv: one convolution direction (Forward, GradI = ConvGradI, GradW = ConvGradW) on one shape.
+// "pair" times, call by call and alternately, a compiled function whose graph is that one node
+// (profiling off, allow_gc=false so the output buffer is reused) and the same oneDNN primitive the
+// node builds (plain layouts, created once) called directly; its counters are the medians
+// (paired_timing.h). "ref" times the reference loops (small shapes only). docs/conv.md has the
+// table.
 #include <benchmark/benchmark.h>
 
+#include <memory>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "paired_timing.h"
 #include "tscope/tscope.h"
 
 namespace {
-using tscope::DType;
 using tscope::Dims;
+using tscope::DType;
 using tscope::Tensor;
 using tscope::Variable;
 
@@ -41,7 +44,6 @@ const std::vector<ConvCase>& cases() {
 }
 
 enum class Direction { Forward, GradI, GradW };
-enum class Way { Tscope, Dnnl, Ref };
 
 struct Shapes {
   Dims x, w, y;
@@ -78,112 +80,132 @@ Variable shape_constant(const Dims& shape) {
       Tensor::from_vector<std::int64_t>({static_cast<std::int64_t>(extents.size())}, extents));
 }
 
-void run_tscope(benchmark::State& state, const ConvCase& c, Direction direction, bool reference) {
-  using namespace tscope;
-  const Shapes s = shapes_of(c);
-  const std::size_t rank = c.spatial.size();
-  ConvOptions options{.strides = std::vector<std::int64_t>(rank, c.stride),
-                      .padding = Padding::symmetric(std::vector<std::int64_t>(rank, c.pad))};
-  FunctionOptions function_options;
-  function_options.allow_gc = false;
-  function_options.reference_kernels = reference;
-  Variable a = tensor(DType::Float32, direction == Direction::GradI ? s.w : s.x, "a");
-  Variable b = tensor(DType::Float32, direction == Direction::Forward ? s.w : s.y, "b");
-  Variable out;
-  if (direction == Direction::Forward) {
-    out = conv(a, b, options);
-  } else if (direction == Direction::GradI) {
-    out = conv_grad_inputs(a, b, shape_constant(s.x), options);
-  } else {
-    out = conv_grad_weights(a, b, shape_constant(s.w), options);
+// The node, compiled into a one-node function, with its inputs.
+class NodeCall {
+ public:
+  NodeCall(const ConvCase& c, Direction direction, bool reference) {
+    using namespace tscope;
+    const Shapes s = shapes_of(c);
+    const std::size_t rank = c.spatial.size();
+    ConvOptions options{.strides = std::vector<std::int64_t>(rank, c.stride),
+                        .padding = Padding::symmetric(std::vector<std::int64_t>(rank, c.pad))};
+    FunctionOptions function_options;
+    function_options.allow_gc = false;
+    function_options.reference_kernels = reference;
+    Variable a = tensor(DType::Float32, direction == Direction::GradI ? s.w : s.x, "a");
+    Variable b = tensor(DType::Float32, direction == Direction::Forward ? s.w : s.y, "b");
+    Variable out;
+    if (direction == Direction::Forward) {
+      out = conv(a, b, options);
+    } else if (direction == Direction::GradI) {
+      out = conv_grad_inputs(a, b, shape_constant(s.x), options);
+    } else {
+      out = conv_grad_weights(a, b, shape_constant(s.w), options);
+    }
+    function_ = std::make_unique<Function>(function({a, b}, {out}, {}, function_options));
+    inputs_ = {filled(a.type().dims), filled(b.type().dims)};
+    (*this)();  // the first call builds the node's oneDNN primitive; time the steady state
   }
-  Function f = function({a, b}, {out}, {}, function_options);
-  const std::vector<Tensor> inputs = {filled(a.type().dims), filled(b.type().dims)};
-  (void)f(inputs);  // the first call builds the node's oneDNN primitive; time the steady state
-  for (auto _ : state) {
-    std::vector<Tensor> outputs = f(inputs);
+  void operator()() {
+    std::vector<Tensor> outputs = (*function_)(inputs_);
     benchmark::DoNotOptimize(outputs);
   }
-}
 
-void run_dnnl(benchmark::State& state, const ConvCase& c, Direction direction) {
-  const Shapes s = shapes_of(c);
-  const std::size_t rank = c.spatial.size();
-  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  dnnl::stream stream(engine);
-  const auto x_md = plain(s.x);
-  const auto w_md = plain(s.w);
-  const auto y_md = plain(s.y);
-  const dnnl::memory::dims strides(rank, c.stride);
-  const dnnl::memory::dims dilates(rank, 0);
-  const dnnl::memory::dims pads(rank, c.pad);
-  const auto forward_desc = [&](dnnl::prop_kind kind) {
-    return dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, x_md, w_md,
-                                           y_md, strides, dilates, pads, pads);
-  };
-  const Tensor x = filled(s.x);
-  const Tensor w = filled(s.w);
-  const Tensor y = filled(s.y);
-  dnnl::memory xm(x_md, engine, const_cast<void*>(x.raw_data()));
-  dnnl::memory wm(w_md, engine, const_cast<void*>(w.raw_data()));
-  dnnl::memory ym(y_md, engine, const_cast<void*>(y.raw_data()));
-  dnnl::primitive primitive;
-  std::unordered_map<int, dnnl::memory> args;
-  if (direction == Direction::Forward) {
-    const dnnl::convolution_forward::primitive_desc pd(
-        forward_desc(dnnl::prop_kind::forward_inference), engine);
-    primitive = dnnl::convolution_forward(pd);
-    args = {{DNNL_ARG_SRC, xm}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, ym}};
-    state.SetLabel(pd.impl_info_str());
-  } else {
-    const dnnl::convolution_forward::primitive_desc hint(
-        forward_desc(dnnl::prop_kind::forward_training), engine);
-    if (direction == Direction::GradI) {
-      const dnnl::convolution_backward_data::primitive_desc pd(
-          dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, x_md, w_md,
-                                                y_md, strides, dilates, pads, pads),
-          engine, hint);
-      primitive = dnnl::convolution_backward_data(pd);
-      args = {{DNNL_ARG_DIFF_SRC, xm}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DIFF_DST, ym}};
-      state.SetLabel(pd.impl_info_str());
+ private:
+  std::unique_ptr<tscope::Function> function_;
+  std::vector<Tensor> inputs_;
+};
+
+// The oneDNN primitive the node builds, created once, with its memory objects.
+class PrimitiveCall {
+ public:
+  PrimitiveCall(const ConvCase& c, Direction direction, std::string& impl)
+      : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {
+    const Shapes s = shapes_of(c);
+    const std::size_t rank = c.spatial.size();
+    const auto x_md = plain(s.x);
+    const auto w_md = plain(s.w);
+    const auto y_md = plain(s.y);
+    const dnnl::memory::dims strides(rank, c.stride);
+    const dnnl::memory::dims dilates(rank, 0);
+    const dnnl::memory::dims pads(rank, c.pad);
+    const auto forward_desc = [&](dnnl::prop_kind kind) {
+      return dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, x_md, w_md,
+                                             y_md, strides, dilates, pads, pads);
+    };
+    tensors_ = {filled(s.x), filled(s.w), filled(s.y)};
+    const auto memory = [&](const dnnl::memory::desc& md, const Tensor& t) {
+      return dnnl::memory(md, engine_, const_cast<void*>(t.raw_data()));
+    };
+    const dnnl::memory xm = memory(x_md, tensors_[0]);
+    const dnnl::memory wm = memory(w_md, tensors_[1]);
+    const dnnl::memory ym = memory(y_md, tensors_[2]);
+    if (direction == Direction::Forward) {
+      const dnnl::convolution_forward::primitive_desc pd(
+          forward_desc(dnnl::prop_kind::forward_inference), engine_);
+      primitive_ = dnnl::convolution_forward(pd);
+      args_ = {{DNNL_ARG_SRC, xm}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, ym}};
+      impl = pd.impl_info_str();
     } else {
-      const dnnl::convolution_backward_weights::primitive_desc pd(
-          dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, x_md,
-                                                   w_md, y_md, strides, dilates, pads, pads),
-          engine, hint);
-      primitive = dnnl::convolution_backward_weights(pd);
-      args = {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DIFF_WEIGHTS, wm}, {DNNL_ARG_DIFF_DST, ym}};
-      state.SetLabel(pd.impl_info_str());
+      const dnnl::convolution_forward::primitive_desc hint(
+          forward_desc(dnnl::prop_kind::forward_training), engine_);
+      if (direction == Direction::GradI) {
+        const dnnl::convolution_backward_data::primitive_desc pd(
+            dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, x_md, w_md,
+                                                  y_md, strides, dilates, pads, pads),
+            engine_, hint);
+        primitive_ = dnnl::convolution_backward_data(pd);
+        args_ = {{DNNL_ARG_DIFF_SRC, xm}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DIFF_DST, ym}};
+        impl = pd.impl_info_str();
+      } else {
+        const dnnl::convolution_backward_weights::primitive_desc pd(
+            dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, x_md,
+                                                     w_md, y_md, strides, dilates, pads, pads),
+            engine_, hint);
+        primitive_ = dnnl::convolution_backward_weights(pd);
+        args_ = {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DIFF_WEIGHTS, wm}, {DNNL_ARG_DIFF_DST, ym}};
+        impl = pd.impl_info_str();
+      }
     }
+    (*this)();  // warm-up, as for the node
   }
-  primitive.execute(stream, args);  // warm-up, as for the node
-  stream.wait();
-  for (auto _ : state) {
-    primitive.execute(stream, args);
-    stream.wait();
+  void operator()() {
+    primitive_.execute(stream_, args_);
+    stream_.wait();
   }
+
+ private:
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  std::vector<Tensor> tensors_;
+  dnnl::primitive primitive_;
+  std::unordered_map<int, dnnl::memory> args_;
+};
+
+void BM_ConvPair(benchmark::State& state, const ConvCase& c, Direction direction) {
+  std::string impl;
+  NodeCall node(c, direction, /*reference=*/false);
+  PrimitiveCall primitive(c, direction, impl);
+  state.SetLabel(impl);
+  tscope::bench::time_pair(state, node, primitive);
 }
 
-void BM_Conv(benchmark::State& state, const ConvCase& c, Direction direction, Way way) {
-  if (way == Way::Dnnl) {
-    run_dnnl(state, c, direction);
-  } else {
-    run_tscope(state, c, direction, way == Way::Ref);
-  }
+void BM_ConvRef(benchmark::State& state, const ConvCase& c, Direction direction) {
+  NodeCall node(c, direction, /*reference=*/true);
+  for (auto _ : state) node();
 }
 
 int register_all() {
   const std::pair<Direction, const char*> directions[] = {
       {Direction::Forward, "Forward"}, {Direction::GradI, "GradI"}, {Direction::GradW, "GradW"}};
-  const std::pair<Way, const char*> ways[] = {
-      {Way::Tscope, "tscope"}, {Way::Dnnl, "dnnl"}, {Way::Ref, "ref"}};
   for (const ConvCase& c : cases()) {
     for (const auto& [direction, direction_name] : directions) {
-      for (const auto& [way, way_name] : ways) {
-        if (way == Way::Ref && !c.small) continue;
-        const std::string name =
-            std::string("BM_Conv/") + c.name + "/" + direction_name + "/" + way_name;
-        benchmark::RegisterBenchmark(name.c_str(), BM_Conv, c, direction, way)
+      const std::string name = std::string("BM_Conv/") + c.name + "/" + direction_name;
+      benchmark::RegisterBenchmark((name + "/pair").c_str(), BM_ConvPair, c, direction)
+          ->Unit(benchmark::kMicrosecond)
+          ->UseRealTime();
+      if (c.small) {
+        benchmark::RegisterBenchmark((name + "/ref").c_str(), BM_ConvRef, c, direction)
             ->Unit(benchmark::kMicrosecond)
             ->UseRealTime();
       }

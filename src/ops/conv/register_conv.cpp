@@ -5,6 +5,7 @@
 namespace tscope::ops {
 
 void register_avg_pool(OpRegistry& registry);
+void register_batch_norm(OpRegistry& registry);
 void register_conv(OpRegistry& registry);
 void register_conv_grad_inputs(OpRegistry& registry);
 void register_conv_grad_weights(OpRegistry& registry);
@@ -13,6 +14,7 @@ void register_max_pool(OpRegistry& registry);
 
 void register_conv_ops(OpRegistry& registry) {
   register_avg_pool(registry);
+  register_batch_norm(registry);
   register_conv(registry);
   register_conv_grad_inputs(registry);
   register_conv_grad_weights(registry);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Batch normalisation: per-channel statistics and normalised values against their definitions,
-// running averages as function updates, inference mode, finite-difference gradients, fast against
-// reference kernels, and parameter errors.
+// running averages as function updates, inference mode, finite-difference gradients (through y
+// and through the batch statistics), the oneDNN kernels against the reference ones on edge
+// shapes, the impl that runs, and errors.
 #include <cmath>
 
 #include "conv_test_util.h"
@@ -102,9 +103,8 @@ TEST(BatchNorm, FastKernelsMatchReferenceAfterAConv) {
                                       testing::random_tensor(DType::Float32, {4, 3, 3, 3, 3}, 2),
                                       testing::random_tensor(DType::Float32, {4}, 3, 0.5, 1.5),
                                       testing::random_tensor(DType::Float32, {4}, 4)};
-  EXPECT_TRUE(testing::fast_matches_reference({x, w, gamma, beta},
-                                              {bn.y, bn.new_running_var, g[0], g[1], g[2], g[3]},
-                                              values, 1e-3, 1e-4));
+  EXPECT_TRUE(testing::fast_matches_reference(
+      {x, w, gamma, beta}, {bn.y, bn.new_running_var, g[0], g[1], g[2], g[3]}, values, 1e-3, 1e-4));
 }
 
 TEST(BatchNorm, ParameterErrorsNameTheShapes) {
@@ -113,10 +113,100 @@ TEST(BatchNorm, ParameterErrorsNameTheShapes) {
   Variable wrong = vector(DType::Float32, "wrong", {4});
   EXPECT_TRUE(throws_naming([&] { (void)batch_norm_train(x, wrong, ok, ok, ok); },
                             ErrorKind::ShapeMismatch, {"gamma has 4 values", "(2, 3, 4, 4)"}));
-  EXPECT_TRUE(throws_naming([&] { (void)batch_norm_inference(x, ok, ok, ok, matrix(DType::Float32)); },
-                            ErrorKind::TypeMismatch, {"var", "vector"}));
-  EXPECT_TRUE(throws_naming([&] { (void)batch_norm_inference(vector(DType::Float32), ok, ok, ok, ok); },
-                            ErrorKind::TypeMismatch, {"rank >= 2"}));
+  EXPECT_TRUE(
+      throws_naming([&] { (void)batch_norm_inference(x, ok, ok, ok, matrix(DType::Float32)); },
+                    ErrorKind::TypeMismatch, {"var", "vector"}));
+  EXPECT_TRUE(
+      throws_naming([&] { (void)batch_norm_inference(vector(DType::Float32), ok, ok, ok, ok); },
+                    ErrorKind::TypeMismatch, {"rank >= 2"}));
+}
+
+TEST(BatchNorm, GradientsThroughTheBatchStatisticsMatchFiniteDifferences) {
+  const Tensor x = testing::random_tensor(DType::Float64, {2, 3, 5}, 7);
+  const Tensor gamma = testing::random_tensor(DType::Float64, {3}, 8, 0.5, 1.5);
+  const Tensor beta = testing::random_tensor(DType::Float64, {3}, 9);
+  EXPECT_TRUE(testing::gradient_matches_numeric(
+      [](const auto& v) {
+        const BatchNormTraining bn = batch_norm_train(v[0], v[1], v[2], v[1], v[2]);
+        return bn.batch_mean * 3.0 + bn.batch_var;
+      },
+      {x, gamma, beta}));
+  EXPECT_TRUE(testing::gradient_matches_numeric(
+      [](const auto& v) {
+        const BatchNormTraining bn = batch_norm_train(v[0], v[1], v[2], v[1], v[2]);
+        return sum(bn.y * bn.y) + sum(bn.batch_var * 2.0);
+      },
+      {x, gamma, beta}));
+}
+
+// oneDNN against the reference loops: rank 2 (a dense layer's (N, C)), rank 3, 4 and 5, batch 1,
+// odd extents, a non-contiguous x.
+TEST(BatchNorm, FastKernelsMatchReferenceOnEdgeShapes) {
+  const std::vector<Dims> shapes = {{7, 3}, {1, 5, 9}, {1, 4, 3, 5}, {3, 2, 3, 1, 5}, {2, 1, 1, 1}};
+  std::uint64_t seed = 20;
+  for (const Dims& shape : shapes) {
+    const Dims channels{shape[1]};
+    Variable x = tensor(DType::Float32, shape, "x");
+    Variable dy = tensor(DType::Float32, shape, "dy");
+    Variable gamma = vector(DType::Float32, "gamma", {shape[1]});
+    Variable beta = vector(DType::Float32, "beta", {shape[1]});
+    Variable stats = vector(DType::Float32, "stats", {shape[1]});
+    const BatchNormTraining bn = batch_norm_train(x, gamma, beta, stats, stats);
+    const std::vector<Variable> g = grad(sum(bn.y * dy), {x, gamma, beta});
+    Variable inferred = batch_norm_inference(x, gamma, beta, bn.batch_mean, stats);
+    const Tensor xv = testing::random_tensor(DType::Float32, shape, ++seed, -2.0, 3.0);
+    const std::vector<Tensor> values = {
+        shape.rank() == 4 ? testing::non_contiguous_copy(xv) : xv,
+        testing::random_tensor(DType::Float32, shape, ++seed),
+        testing::random_tensor(DType::Float32, channels, ++seed, 0.5, 1.5),
+        testing::random_tensor(DType::Float32, channels, ++seed),
+        testing::random_tensor(DType::Float32, channels, ++seed, 0.5, 1.5)};
+    EXPECT_TRUE(testing::fast_matches_reference(
+        {x, dy, gamma, beta, stats},
+        {bn.y, bn.batch_mean, bn.batch_var, g[0], g[1], g[2], inferred}, values, 1e-3, 1e-4))
+        << shape.to_string();
+  }
+}
+
+TEST(BatchNorm, Float32RunsOneDnnAndFloat64TheReference) {
+  for (const auto& [dtype, impl] : {std::pair{DType::Float32, "dnnl"}, {DType::Float64, "ref"}}) {
+    Variable x = tensor(dtype, {2, 3, 4, 4}, "x");
+    Variable p = vector(dtype, "p", {3});
+    const BatchNormTraining bn = batch_norm_train(x, p, p, p, p);
+    const std::vector<Variable> g = grad(sum(bn.y), {x});
+    const std::vector<Tensor> values = {testing::random_tensor(dtype, {2, 3, 4, 4}, 1),
+                                        testing::random_tensor(dtype, {3}, 2, 0.5, 1.5)};
+    EXPECT_EQ(testing::impls_of({x, p}, {bn.y, g[0]}, values, "BatchNormTrain"), impl);
+    EXPECT_EQ(testing::impls_of({x, p}, {bn.y, g[0]}, values, "BatchNormGrad"), impl);
+    EXPECT_EQ(testing::impls_of({x, p}, {batch_norm_inference(x, p, p, p, p)}, values,
+                                "BatchNormInference"),
+              impl);
+  }
+}
+
+TEST(BatchNorm, SecondDerivativesAreRefusedByName) {
+  Variable x = tensor(DType::Float64, {2, 3, 4}, "x");
+  Variable p = vector(DType::Float64, "p", {3});
+  const BatchNormTraining bn = batch_norm_train(x, p, p, p, p);
+  const Variable dx = grad(sum(bn.y * bn.y), {x})[0];
+  EXPECT_TRUE(throws_naming([&] { (void)grad(sum(dx), {x}); }, ErrorKind::NotDifferentiable,
+                            {"BatchNormGrad"}));
+}
+
+TEST(BatchNorm, ChannelCountsAreCheckedWhenRun) {
+  Variable x = tensor(DType::Float32, {2, 3, 4}, "x");
+  Variable p = vector(DType::Float32, "p");  // length unknown until run
+  const BatchNormTraining bn = batch_norm_train(x, p, p, p, p);
+  for (const bool reference : {false, true}) {
+    EXPECT_TRUE(throws_naming(
+        [&] {
+          (void)testing::run_graph({x, p}, {bn.y},
+                                   {testing::random_tensor(DType::Float32, {2, 3, 4}, 1),
+                                    testing::random_tensor(DType::Float32, {4}, 2)},
+                                   reference);
+        },
+        ErrorKind::ShapeMismatch, {"4 values", "3 channels"}));
+  }
 }
 
 }  // namespace
