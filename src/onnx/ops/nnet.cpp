@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // ONNX neural-network ops built from Tensorscope ops: Softmax, LogSoftmax (both axis
-// conventions), BatchNormalization (inference), LayerNormalization, global pooling.
+// conventions), BatchNormalization (inference, and opset 14+ training mode), LayerNormalization,
+// global pooling.
 #include "../converter.h"
 #include "per_channel.h"
 #include "axis_order.h"
 #include "shape_builder.h"
 #include "tscope/graph/constructors.h"
+#include "tscope/ops/conv.h"
 #include "tscope/ops/elementwise_more.h"
 #include "tscope/ops/elementwise.h"
 #include "tscope/ops/nnet.h"
@@ -46,17 +48,57 @@ Outputs softmax_family(NodeContext& ctx) {
   return {coerced_2d(Build, x, ctx.axis(ctx.attribute_int("axis", 1), x.rank(), "axis"))};
 }
 
+// True when scale, bias, mean and var are (C,) vectors of x's dtype: the BatchNorm ops' form.
+bool per_channel_parameters(NodeContext& ctx) {
+  const Variable& x = ctx.input(0);
+  for (int index = 1; index <= 4; ++index) {
+    const Variable& parameter = ctx.input(index);
+    if (parameter.rank() != 1 || parameter.dtype() != x.dtype()) return false;
+  }
+  return true;
+}
+
+// Opset 14+ training mode: normalise with the batch's statistics, and return the running
+// averages ONNX defines: input * momentum + batch statistic * (1 - momentum), with the population
+// variance (as ONNX's reference does; Tensorscope's own running variance is unbiased).
+Outputs batch_normalization_training(NodeContext& ctx, double epsilon) {
+  const double momentum = ctx.attribute_float("momentum", 0.9);
+  const Variable& x = ctx.input(0);
+  if (!per_channel_parameters(ctx)) {
+    ctx.unsupported("BatchNormalization in training mode with parameters other than (C,) vectors "
+                    "of the input's type");
+  }
+  const BatchNormTraining bn = batch_norm_train(x, ctx.input(1), ctx.input(2), ctx.input(3),
+                                                ctx.input(4), {.epsilon = epsilon});
+  Outputs outputs{bn.y};
+  if (ctx.num_outputs() > 1) {
+    outputs.push_back(ctx.input(3) * momentum + bn.batch_mean * (1.0 - momentum));
+  }
+  if (ctx.num_outputs() > 2) {
+    outputs.push_back(ctx.input(4) * momentum + bn.batch_var * (1.0 - momentum));
+  }
+  return outputs;
+}
+
 Outputs convert_batch_normalization(NodeContext& ctx) {
   const Variable& x = ctx.input(0);
-  if (ctx.attribute_int("training_mode", 0) != 0 || ctx.num_outputs() > 1) {
-    ctx.unsupported("BatchNormalization in training mode");
+  const double epsilon = ctx.attribute_float("epsilon", 1e-5);
+  const int rank = x.rank();
+  if (rank < 2) throw_error(ErrorKind::ShapeMismatch, "input of rank {} has no channel axis", rank);
+  if (ctx.opset() >= 14 && ctx.attribute_int("training_mode", 0) != 0) {
+    return batch_normalization_training(ctx, epsilon);
+  }
+  if (ctx.num_outputs() > 1) {
+    ctx.unsupported("BatchNormalization's training outputs (mean, var, saved statistics) before "
+                    "opset 14");
   }
   ctx.ignore_attribute("momentum");  // only used in training mode
   ctx.ignore_attribute("is_test");   // opset < 7; inference whenever only Y is requested
   ctx.ignore_attribute("spatial");   // opset < 9; 1 (per channel) is the only common value
-  const double epsilon = ctx.attribute_float("epsilon", 1e-5);
-  const int rank = x.rank();
-  if (rank < 2) throw_error(ErrorKind::ShapeMismatch, "input of rank {} has no channel axis", rank);
+  if (per_channel_parameters(ctx)) {
+    return {batch_norm_inference(x, ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4),
+                                 {.epsilon = epsilon})};
+  }
   const Variable scale = per_channel(ctx.input(1), rank);
   const Variable bias = per_channel(ctx.input(2), rank);
   const Variable mean = per_channel(ctx.input(3), rank);
