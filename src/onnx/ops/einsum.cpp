@@ -178,9 +178,9 @@ Operand take_diagonals(std::string_view equation, Operand operand) {
         check_extents(equation, x, static_cast<int>(p), x, static_cast<int>(q));
         std::int64_t extent = x.type().dims[static_cast<int>(p)];
         if (extent == kUnknownDim) extent = x.type().dims[static_cast<int>(q)];
-        if (extent == kUnknownDim) {
+        if (extent == kUnknownDim || extent > (std::int64_t{1} << 24)) {
           throw_error(ErrorKind::Unsupported,
-                      "Einsum equation '{}' takes a diagonal along axes of unknown extent",
+                      "Einsum equation '{}' takes a diagonal along axes of unknown or huge extent",
                       equation);
         }
         std::vector<std::int64_t> pattern;

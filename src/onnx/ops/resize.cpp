@@ -127,7 +127,7 @@ Variable resize(NodeContext& ctx,
   for (int axis = 0; axis < rank; ++axis) {
     const auto k = static_cast<std::size_t>(axis);
     const std::int64_t in = x.type().dims[axis];
-    if (sizes.empty() ? scales[k] <= 0 : sizes[k] < 0) {
+    if (sizes.empty() ? !(scales[k] > 0) : sizes[k] < 0) {  // NaN scales too
       throw_error(ErrorKind::InvalidArgument, "Resize {} {} on axis {}",
                   sizes.empty() ? "scale" : "size",
                   sizes.empty() ? scales[k] : static_cast<double>(sizes[k]), axis);
@@ -136,13 +136,15 @@ Variable resize(NodeContext& ctx,
       if (sizes.empty() && scales[k] == 1.0) continue;  // any extent maps onto itself
       ctx.unsupported(fmt::format("Resize of axis {}, whose extent is unknown at import", axis));
     }
-    const std::int64_t out =
-        sizes.empty() ? static_cast<std::int64_t>(std::floor(static_cast<double>(in) * scales[k]))
-                      : sizes[k];
-    if (out > (std::int64_t{1} << 24)) {
+    // Bounded before converting: a huge or infinite scale must not overflow the cast.
+    constexpr double kMaxRows = static_cast<double>(std::int64_t{1} << 24);
+    const double rows = sizes.empty() ? std::floor(static_cast<double>(in) * scales[k])
+                                      : static_cast<double>(sizes[k]);
+    if (!(rows <= kMaxRows)) {
       throw_error(ErrorKind::InvalidArgument, "Resize of axis {} to {} rows (at most 2^24)", axis,
-                  out);
+                  rows);
     }
+    const auto out = static_cast<std::int64_t>(rows);
     if (in == 0 || out == 0) ctx.unsupported("Resize to or from an empty axis");
     const double scale =
         sizes.empty() ? scales[k] : static_cast<double>(out) / static_cast<double>(in);

@@ -18,7 +18,14 @@ namespace tscope {
 namespace {
 
 /// 0 .. extent-1 as an int64 constant of rank `rank`, laid along `axis` (extent 1 elsewhere).
+/// Declared extents come from users (and models): a huge one is refused, not allocated.
 Variable arange_along(std::int64_t extent, int axis, int rank) {
+  constexpr std::int64_t kMaxArange = std::int64_t{1} << 24;
+  if (extent > kMaxArange) {
+    throw_error(ErrorKind::Unsupported,
+                "an index array of {} elements along axis {} (the composite builds at most 2^24)",
+                extent, axis);
+  }
   Dims dims = Dims::filled(rank, 1);
   dims[axis] = extent;
   std::vector<std::int64_t> values(static_cast<std::size_t>(extent));

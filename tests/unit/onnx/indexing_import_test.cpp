@@ -63,6 +63,19 @@ TEST(OnnxIndexing, GatherElementsOnBothAxesWithNegativeIndices) {
             (std::vector<double>{7, 5, 3, 4, 2, 3}));
 }
 
+TEST(OnnxIndexing, HugeDeclaredIndexExtentsAreRefusedNotAllocated) {
+  // The paired axes get constant aranges as long as the declared index extents.
+  try {
+    (void)import_model_bytes(
+        gather_elements_model({std::int64_t{1} << 40, 2}, {std::int64_t{1} << 40, 2}, 1).bytes(),
+        "huge.onnx");
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::Unsupported);
+    EXPECT_NE(std::string(error.what()).find("gather_el"), std::string::npos) << error.what();
+  }
+}
+
 TEST(OnnxIndexing, OutOfRangeIndexNamesTheModelNode) {
   try {
     (void)run(gather_elements_model({2, 2}, {2, 2}, 1),

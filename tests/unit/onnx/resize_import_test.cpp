@@ -5,6 +5,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
+#include <limits>
 
 #include "gradient_check.h"
 #include "model_builder.h"
@@ -197,6 +198,13 @@ TEST(OnnxResize, UnsupportedFormsAreReported) {
   testing::add_int_attribute(*exclude.proto().mutable_graph()->mutable_node(0), "exclude_outside",
                              1);
   EXPECT_EQ(kind_of(exclude), ErrorKind::Unsupported);
+  // Scales that would overflow the output extent are errors, not undefined conversions.
+  for (float scale : {std::numeric_limits<float>::infinity(),
+                      std::numeric_limits<float>::quiet_NaN(), 1e30f, -2.0f}) {
+    EXPECT_EQ(kind_of(resize_model({{1, 1, 2, 2}, {1, 1, scale, 1}, {}})),
+              ErrorKind::InvalidArgument)
+        << scale;
+  }
 }
 
 TEST(OnnxResize, GradientsMatchFiniteDifferences) {
