@@ -35,6 +35,9 @@ struct RnnOptions {
   Variable initial_h;  ///< (batch, hidden)
   bool reverse = false;  ///< process the sequence from its last step to its first
   RnnActivation activation = RnnActivation::Tanh;
+  /// (batch,) integers in [0, steps]: row b runs steps t < sequence_lens[b] (in the direction's
+  /// order), keeps its state through the others and has y = 0 there (ONNX sequence_lens).
+  Variable sequence_lens;
 };
 
 /// Optional inputs and settings of gru().
@@ -44,6 +47,9 @@ struct GruOptions {
   bool reverse = false;
   /// ONNX linear_before_reset: the reset gate multiplies (h Rh^T + Rbh) instead of h.
   bool linear_before_reset = false;
+  /// (batch,) integers in [0, steps]: row b runs steps t < sequence_lens[b] (in the direction's
+  /// order), keeps its state through the others and has y = 0 there (ONNX sequence_lens).
+  Variable sequence_lens;
 };
 
 /// Optional inputs and settings of lstm().
@@ -53,6 +59,9 @@ struct LstmOptions {
   Variable initial_c;  ///< (batch, hidden)
   Variable peepholes;  ///< (3 * hidden,): P (i, o, f)
   bool reverse = false;
+  /// (batch,) integers in [0, steps]: row b runs steps t < sequence_lens[b] (in the direction's
+  /// order), keeps its state through the others and has y = 0 there (ONNX sequence_lens).
+  Variable sequence_lens;
 };
 
 /// Elman RNN: h_t = f(x_t W^T + h_{t-1} R^T + Wb + Rb), f = tanh or relu. x (steps, batch, input),

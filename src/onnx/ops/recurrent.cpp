@@ -40,21 +40,23 @@ Variable direction_slice(NodeContext& ctx, int index, std::int64_t d) {
 
 /// One direction of the layer: y (steps, batch, hidden), last_h and (LSTM) last_c.
 RecurrentResult convert_direction(NodeContext& ctx, Cell cell, const Variable& x, std::int64_t d,
-                                  bool reverse, bool linear_before_reset) {
+                                  bool reverse, bool linear_before_reset, const Variable& lengths) {
   const Variable w = subtensor(ctx.input(1), {d});
   const Variable r = subtensor(ctx.input(2), {d});
   const Variable bias = direction_slice(ctx, 3, d);
   const Variable initial_h = direction_slice(ctx, 5, d);
   switch (cell) {
     case Cell::Rnn:
-      return rnn(x, w, r, {.bias = bias, .initial_h = initial_h, .reverse = reverse});
+      return rnn(x, w, r, {.bias = bias, .initial_h = initial_h, .reverse = reverse,
+                           .sequence_lens = lengths});
     case Cell::Gru:
       return gru(x, w, r, {.bias = bias, .initial_h = initial_h, .reverse = reverse,
-                           .linear_before_reset = linear_before_reset});
+                           .linear_before_reset = linear_before_reset, .sequence_lens = lengths});
     case Cell::Lstm:
       return lstm(x, w, r, {.bias = bias, .initial_h = initial_h,
                             .initial_c = direction_slice(ctx, 6, d),
-                            .peepholes = direction_slice(ctx, 7, d), .reverse = reverse});
+                            .peepholes = direction_slice(ctx, 7, d), .reverse = reverse,
+                            .sequence_lens = lengths});
   }
   return {};
 }
@@ -74,12 +76,14 @@ Outputs convert_recurrent(NodeContext& ctx, Cell cell) {
   Variable x = ctx.input(0);
   if (x.rank() != 3) throw_error(ErrorKind::ShapeMismatch, "X must be 3-D, got rank {}", x.rank());
   if (batch_first) x = dimshuffle(x, {1, 0, 2});
+  // sequence_lens known at import to cover the whole sequence is left out (no per-row masking).
+  Variable lengths;
   if (ctx.has_input(4)) {
     const std::int64_t steps = x.type().dims[0];
-    const std::optional<Tensor> lengths = ctx.constant_input(4);
-    bool full = lengths.has_value() && steps != kUnknownDim;
-    for (std::int64_t i = 0; full && i < lengths->numel(); ++i) full = lengths->at(i) == static_cast<double>(steps);
-    if (!full) ctx.unsupported("sequence_lens shorter than the sequence");
+    const std::optional<Tensor> constant = ctx.constant_input(4);
+    bool full = constant.has_value() && steps != kUnknownDim;
+    for (std::int64_t i = 0; full && i < constant->numel(); ++i) full = constant->at(i) == static_cast<double>(steps);
+    if (!full) lengths = ctx.input(4);
   }
   const std::int64_t hidden = ctx.required_attribute_int("hidden_size");
   const Dims& r_dims = ctx.input(2).type().dims;
@@ -99,7 +103,8 @@ Outputs convert_recurrent(NodeContext& ctx, Cell cell) {
   std::vector<Variable> last_c;
   for (std::int64_t d = 0; d < directions; ++d) {
     const bool reverse = direction == "reverse" || d == 1;
-    const RecurrentResult result = convert_direction(ctx, cell, x, d, reverse, linear_before_reset);
+    const RecurrentResult result =
+        convert_direction(ctx, cell, x, d, reverse, linear_before_reset, lengths);
     ys.push_back(result.y);
     last_h.push_back(result.last_h);
     last_c.push_back(result.last_c);

@@ -82,25 +82,27 @@ struct GruCell {
     const std::int64_t slab = n.batch * n.hidden;
     const bool linear = a.linear_before_reset;
     std::vector<T> gates = input_projection<T, Math>(a);
-    std::vector<T> zeros(static_cast<std::size_t>(slab), T(0));
+    std::vector<T> h(static_cast<std::size_t>(slab), T(0));
+    if (a.initial_h != nullptr) std::copy(a.initial_h, a.initial_h + slab, h.begin());
     std::vector<T> recurrent(static_cast<std::size_t>(n.batch * gated));
     std::vector<T> reset_h(static_cast<std::size_t>(slab));
-    const T* h = a.initial_h != nullptr ? a.initial_h : zeros.data();
     for (std::int64_t s = 0; s < n.steps; ++s) {
       const std::int64_t t = a.reverse ? n.steps - 1 - s : s;
       T* g = gates.data() + t * n.batch * gated;
-      gates_for_rows<T, Math>(a, linear, n.batch, h, g, recurrent.data(), reset_h.data());
+      gates_for_rows<T, Math>(a, linear, n.batch, h.data(), g, recurrent.data(), reset_h.data());
       T* y = a.y + t * slab;
       for (std::int64_t b = 0; b < n.batch; ++b) {
+        if (!detail::is_active(a, t, b)) continue;  // y stays zero; h is kept
         const T* row = g + b * gated;
         for (std::int64_t j = 0; j < n.hidden; ++j) {
           const T z = row[j];
-          y[b * n.hidden + j] = (T(1) - z) * row[2 * n.hidden + j] + z * h[b * n.hidden + j];
+          T& state = h[b * n.hidden + j];
+          state = (T(1) - z) * row[2 * n.hidden + j] + z * state;
+          y[b * n.hidden + j] = state;
         }
       }
-      h = y;
     }
-    std::copy(h, h + slab, a.last_h);
+    std::copy(h.begin(), h.end(), a.last_h);
   }
 
   template <class T, class Math>
@@ -129,6 +131,9 @@ struct GruCell {
       const std::int64_t t = f.reverse ? n.steps - 1 - s : s;
       T* d_step = d_input.data() + t * n.batch * gated;
       for (std::int64_t b = 0; b < n.batch; ++b) {
+        // An inactive step passes dh through (its gradient rows stay zero, so the products below
+        // add nothing to its row).
+        if (!detail::is_active(f, t, b)) continue;
         const std::int64_t row = t * n.batch + b;
         const T* g = gates.data() + row * gated;
         const T* h_prev = previous.data() + row * hidden;
@@ -160,6 +165,7 @@ struct GruCell {
       Math::gemm(false, false, n.batch, hidden, hidden, T(1), d_step + 2 * hidden, gated,
                  f.r + 2 * hidden * hidden, hidden, T(0), d_reset_h.data(), hidden);
       for (std::int64_t b = 0; b < n.batch; ++b) {
+        if (!detail::is_active(f, t, b)) continue;
         const std::int64_t row = t * n.batch + b;
         const T* g = gates.data() + row * gated;
         const T* h_prev = previous.data() + row * hidden;
@@ -243,11 +249,12 @@ RecurrentResult gru(const Variable& x, const Variable& w, const Variable& r,
                     const GruOptions& options, const std::source_location& location) {
   Attrs attrs = ops::detail::recurrent_attrs(ops::detail::hidden_extent(r), options.reverse,
                                              options.bias.defined(), options.initial_h.defined(),
-                                             false, false);
+                                             false, false, options.sequence_lens.defined());
   attrs.set("linear_before_reset", options.linear_before_reset);
   std::vector<Variable> inputs = {x, w, r};
-  if (options.bias.defined()) inputs.push_back(options.bias);
-  if (options.initial_h.defined()) inputs.push_back(options.initial_h);
+  for (const Variable* optional : {&options.bias, &options.initial_h, &options.sequence_lens}) {
+    if (optional->defined()) inputs.push_back(*optional);
+  }
   const std::vector<Variable> outputs = ops::detail::apply_recurrent(
       ops::detail::CellKind::Gru, std::move(inputs), std::move(attrs), location);
   return {outputs[0], outputs[1], Variable()};

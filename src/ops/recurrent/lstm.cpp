@@ -74,28 +74,32 @@ struct LstmCell {
     std::vector<T> gates = input_projection<T, Math>(a);
     std::vector<T> c(static_cast<std::size_t>(slab), T(0));
     if (a.initial_c != nullptr) std::copy(a.initial_c, a.initial_c + slab, c.begin());
+    std::vector<T> h(static_cast<std::size_t>(slab), T(0));
+    if (a.initial_h != nullptr) std::copy(a.initial_h, a.initial_h + slab, h.begin());
     std::vector<T> tanh_c(static_cast<std::size_t>(n.hidden));
-    const T* h = a.initial_h;  // null: zero, no recurrence product
     for (std::int64_t s = 0; s < n.steps; ++s) {
       const std::int64_t t = a.reverse ? n.steps - 1 - s : s;
       T* g = gates.data() + t * n.batch * gated;
-      if (h != nullptr) {
-        Math::gemm(false, true, n.batch, gated, n.hidden, T(1), h, n.hidden, a.r, n.hidden, T(1),
-                   g, gated);
+      if (s > 0 || a.initial_h != nullptr) {  // a zero state adds nothing
+        Math::gemm(false, true, n.batch, gated, n.hidden, T(1), h.data(), n.hidden, a.r, n.hidden,
+                   T(1), g, gated);
       }
       T* y = a.y + t * slab;
       for (std::int64_t b = 0; b < n.batch; ++b) {
+        if (!detail::is_active(a, t, b)) continue;  // y stays zero; h and c are kept
         T* row = g + b * gated;
         T* c_row = c.data() + b * n.hidden;
         lstm_gates_row<T, Math>(row, c_row, c_row, a.peepholes, n.hidden);
         std::copy(c_row, c_row + n.hidden, tanh_c.begin());
         Math::tanh(tanh_c.data(), n.hidden);
         const T* out = row + n.hidden;
-        for (std::int64_t j = 0; j < n.hidden; ++j) y[b * n.hidden + j] = out[j] * tanh_c[j];
+        for (std::int64_t j = 0; j < n.hidden; ++j) {
+          y[b * n.hidden + j] = out[j] * tanh_c[j];
+          h[b * n.hidden + j] = y[b * n.hidden + j];
+        }
       }
-      h = y;
     }
-    if (h != nullptr) std::copy(h, h + slab, a.last_h);
+    std::copy(h.begin(), h.end(), a.last_h);
     std::copy(c.begin(), c.end(), a.last_c);
   }
 
@@ -124,8 +128,13 @@ struct LstmCell {
       const std::int64_t t = f.reverse ? n.steps - 1 - s : s;
       const T* c_prev = c_before(s, t);
       for (std::int64_t b = 0; b < n.batch; ++b) {
-        lstm_gates_row<T, Math>(gates.data() + (t * n.batch + b) * gated, c_prev + b * hidden,
-                                cells.data() + t * slab + b * hidden, f.peepholes, hidden);
+        T* c = cells.data() + t * slab + b * hidden;
+        if (!detail::is_active(f, t, b)) {
+          std::copy(c_prev + b * hidden, c_prev + (b + 1) * hidden, c);  // the state is kept
+          continue;
+        }
+        lstm_gates_row<T, Math>(gates.data() + (t * n.batch + b) * gated, c_prev + b * hidden, c,
+                                f.peepholes, hidden);
       }
     }
     // Backpropagation through time; d_gates holds the pre-activation gradients.
@@ -141,6 +150,8 @@ struct LstmCell {
       const std::int64_t t = f.reverse ? n.steps - 1 - s : s;
       const T* c_prev_step = c_before(s, t);
       for (std::int64_t b = 0; b < n.batch; ++b) {
+        // An inactive step passes dh and dc through unchanged (its y is a constant zero).
+        if (!detail::is_active(f, t, b)) continue;
         const std::int64_t row = t * n.batch + b;
         const T* g = gates.data() + row * gated;
         T* d = d_gates.data() + row * gated;
@@ -152,6 +163,7 @@ struct LstmCell {
         for (std::int64_t j = 0; j < hidden; ++j) {
           const T in = g[j], out = g[hidden + j], forget = g[2 * hidden + j], cell = g[3 * hidden + j];
           const T dh_j = dh[b * hidden + j] + (dy != nullptr ? dy[j] : T(0));
+          dh[b * hidden + j] = T(0);  // receives d_gates R below
           const T tc = tanh_c[j];
           const T d_out = dh_j * tc * out * (T(1) - out);
           T dc_j = dc[b * hidden + j] + dh_j * out * (T(1) - tc * tc);
@@ -173,9 +185,9 @@ struct LstmCell {
           d[3 * hidden + j] = d_cell;
         }
       }
-      // dh_{t-1} = d_gates_t R
+      // dh_{t-1} = d_gates_t R (inactive rows: zero gradients, dh kept)
       Math::gemm(false, false, n.batch, hidden, gated, T(1), d_gates.data() + t * n.batch * gated,
-                 gated, f.r, hidden, T(0), dh.data(), hidden);
+                 gated, f.r, hidden, T(1), dh.data(), hidden);
     }
     std::copy(dh.begin(), dh.end(), a.d_initial_h);
     std::copy(dc.begin(), dc.end(), a.d_initial_c);
@@ -241,10 +253,11 @@ RecurrentResult lstm(const Variable& x, const Variable& w, const Variable& r,
                      const LstmOptions& options, const std::source_location& location) {
   Attrs attrs = ops::detail::recurrent_attrs(
       ops::detail::hidden_extent(r), options.reverse, options.bias.defined(),
-      options.initial_h.defined(), options.initial_c.defined(), options.peepholes.defined());
+      options.initial_h.defined(), options.initial_c.defined(), options.peepholes.defined(),
+      options.sequence_lens.defined());
   std::vector<Variable> inputs = {x, w, r};
-  for (const Variable* optional :
-       {&options.bias, &options.initial_h, &options.initial_c, &options.peepholes}) {
+  for (const Variable* optional : {&options.bias, &options.initial_h, &options.initial_c,
+                                   &options.peepholes, &options.sequence_lens}) {
     if (optional->defined()) inputs.push_back(*optional);
   }
   const std::vector<Variable> outputs =

@@ -68,6 +68,13 @@ StaticExtents check_forward_operands(std::span<const Variable> inputs, CellKind 
   if (layout.initial_c >= 0) ranks.push_back(2);
   if (layout.peepholes >= 0) ranks.push_back(1);
   check_ranks_and_dtype(inputs.subspan(0, ranks.size()), ranks, op);
+  if (layout.lengths >= 0) {
+    const Type& lengths = inputs[layout.lengths].type();
+    if (is_floating(lengths.dtype) || lengths.dtype == DType::Bool || lengths.rank() != 1) {
+      throw_error(ErrorKind::TypeMismatch, "{}: sequence_lens must be an integer vector; got {}",
+                  op, lengths.to_string());
+    }
+  }
   const bool known = hidden != kUnknownDim;
   const std::int64_t gated = known ? gate_count(cell) * hidden : kUnknownDim;
   const Dims& x = inputs[0].type().dims;
@@ -95,6 +102,10 @@ StaticExtents check_forward_operands(std::span<const Variable> inputs, CellKind 
   if (layout.peepholes >= 0) {
     expect_dim(inputs[layout.peepholes].type().dims[0], known ? 3 * hidden : kUnknownDim, op,
                "peepholes (i, o, f)", "axis 0");
+  }
+  if (layout.lengths >= 0) {
+    merge_dim(extents.batch, inputs[layout.lengths].type().dims[0], op,
+              "the batch size (x's axis 1)", "sequence_lens");
   }
   return extents;
 }
@@ -133,6 +144,7 @@ RecurrentLayout recurrent_layout(CellKind cell, const Attrs& attrs) {
   if (attrs.get_bool("initial_h")) layout.initial_h = next++;
   if (cell == CellKind::Lstm && attrs.get_bool("initial_c")) layout.initial_c = next++;
   if (cell == CellKind::Lstm && attrs.get_bool("peepholes")) layout.peepholes = next++;
+  if (attrs.get_bool_or("sequence_lens", false)) layout.lengths = next++;
   layout.forward_inputs = next;
   layout.y = next++;
   if (attrs.get_bool_or("dy", false)) layout.dy = next++;
@@ -143,7 +155,7 @@ RecurrentLayout recurrent_layout(CellKind cell, const Attrs& attrs) {
 }
 
 Attrs recurrent_attrs(std::int64_t hidden, bool reverse, bool bias, bool initial_h, bool initial_c,
-                      bool peepholes) {
+                      bool peepholes, bool sequence_lens) {
   Attrs attrs;
   attrs.set("hidden_size", hidden);
   attrs.set("reverse", reverse);
@@ -151,6 +163,7 @@ Attrs recurrent_attrs(std::int64_t hidden, bool reverse, bool bias, bool initial
   attrs.set("initial_h", initial_h);
   attrs.set("initial_c", initial_c);
   attrs.set("peepholes", peepholes);
+  attrs.set("sequence_lens", sequence_lens);
   return attrs;
 }
 
@@ -204,7 +217,9 @@ std::vector<Type> infer_recurrent_grad(const InferContext& ctx, CellKind cell) {
     expect_dim(type.dims[sequence ? 2 : 1], hidden, op, name, "its last axis");
   }
   std::vector<Type> types;
-  for (int i = 0; i < layout.forward_inputs; ++i) types.push_back(ctx.input_type(i));
+  for (int i = 0; i < layout.forward_inputs; ++i) {
+    if (i != layout.lengths) types.push_back(ctx.input_type(i));
+  }
   return types;
 }
 
@@ -223,8 +238,11 @@ std::vector<Variable> pullback_recurrent(const PullbackContext& ctx, CellKind ce
   add_output_grad(0, "dy");
   add_output_grad(1, "d_last_h");
   if (cell == CellKind::Lstm) add_output_grad(2, "d_last_c");
-  return apply_op(op_def(grad_op_name(cell)), std::move(inputs), std::move(attrs),
-                  std::source_location::current());
+  const int lengths = recurrent_layout(cell, ctx.attrs).lengths;
+  std::vector<Variable> grads = apply_op(op_def(grad_op_name(cell)), std::move(inputs),
+                                         std::move(attrs), std::source_location::current());
+  if (lengths >= 0) grads.insert(grads.begin() + lengths, Variable());  // integer: no gradient
+  return grads;
 }
 
 Cost recurrent_cost(const CostContext& ctx, CellKind cell, bool gradient) {
@@ -254,6 +272,7 @@ std::string recurrent_printed_name(CellKind cell, bool gradient, const Attrs& at
     extras = ",linear_before_reset";
   }
   if (cell == CellKind::Lstm && attrs.get_bool("peepholes")) extras = ",peepholes";
+  if (attrs.get_bool_or("sequence_lens", false)) extras += ",sequence_lens";
   const std::int64_t hidden = attrs.get_int("hidden_size");
   return fmt::format("{}{}{{hidden={},{}{}}}", cell_op_name(cell), gradient ? "Grad" : "",
                      hidden == kUnknownDim ? "?" : std::to_string(hidden),
@@ -288,6 +307,16 @@ RecurrentExtents kernel_extents(const KernelContext& ctx, CellKind cell,
   expect(layout.initial_h, Dims{n.batch, n.hidden}, "initial_h");
   expect(layout.initial_c, Dims{n.batch, n.hidden}, "initial_c");
   expect(layout.peepholes, Dims{3 * n.hidden}, "peepholes");
+  expect(layout.lengths, Dims{n.batch}, "sequence_lens");
+  if (layout.lengths >= 0) {
+    const Tensor& lengths = ctx.input(layout.lengths);
+    for (std::int64_t b = 0; b < lengths.numel(); ++b) {
+      const double length = lengths.at(b);
+      check_kernel(ctx, length >= 0 && length <= static_cast<double>(n.steps),
+                   fmt::format("{}: sequence_lens[{}] = {} is outside [0, {}]", op, b, length,
+                               n.steps));
+    }
+  }
   if (ctx.num_inputs > layout.forward_inputs) {
     expect(layout.y, Dims{n.steps, n.batch, n.hidden}, "y");
     expect(layout.dy, Dims{n.steps, n.batch, n.hidden}, "dy");

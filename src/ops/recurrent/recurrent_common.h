@@ -6,10 +6,11 @@
 // cell's templated forward / backward loops.
 //
 // Forward inputs: x (steps, batch, input), w (gates * hidden, input), r (gates * hidden, hidden),
-// then, when present, bias (2 * gates * hidden), initial_h (batch, hidden), initial_c (Lstm) and
-// peepholes (Lstm, 3 * hidden). Outputs: y (steps, batch, hidden), last_h, last_c (Lstm).
-// Grad inputs: the forward inputs, y, then dy, d_last_h, d_last_c when present; outputs: one
-// gradient per forward input, in the same order.
+// then, when present, bias (2 * gates * hidden), initial_h (batch, hidden), initial_c (Lstm),
+// peepholes (Lstm, 3 * hidden) and sequence_lens (batch, integers). Outputs: y (steps, batch,
+// hidden), last_h, last_c (Lstm). Grad inputs: the forward inputs, y, then dy, d_last_h, d_last_c
+// when present; outputs: one gradient per float forward input, in the same order (sequence_lens,
+// always last, has none).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@ struct RecurrentLayout {
   int initial_h = -1;
   int initial_c = -1;
   int peepholes = -1;
+  int lengths = -1;  ///< sequence_lens
   int forward_inputs = 3;  ///< how many inputs the forward op has
   // Grad op only.
   int y = -1;
@@ -44,7 +46,7 @@ struct RecurrentLayout {
 /// The attrs a builder records: hidden size, direction, which optional inputs exist, and the
 /// cell's own settings (set by the caller).
 [[nodiscard]] Attrs recurrent_attrs(std::int64_t hidden, bool reverse, bool bias, bool initial_h,
-                                    bool initial_c, bool peepholes);
+                                    bool initial_c, bool peepholes, bool sequence_lens);
 
 /// Hidden extent of a recurrent op built on r: r's axis 1, kUnknownDim when not known statically
 /// (the kernels then take it from r's shape at call time).
@@ -83,6 +85,9 @@ struct ForwardArgs {
   const T* initial_h = nullptr;
   const T* initial_c = nullptr;
   const T* peepholes = nullptr;
+  /// Per batch row, the steps t < lengths[b] are processed; null: every step of every row. Rows
+  /// keep their state through the other steps, whose y is zero (ONNX sequence_lens).
+  const std::int64_t* lengths = nullptr;
   T* y = nullptr;
   T* last_h = nullptr;
   T* last_c = nullptr;
@@ -110,17 +115,29 @@ struct BackwardArgs {
 [[nodiscard]] RecurrentExtents kernel_extents(const KernelContext& ctx, CellKind cell,
                                               const RecurrentLayout& layout);
 
+template <class T>
+bool is_active(const ForwardArgs<T>& a, std::int64_t t, std::int64_t b) {
+  return a.lengths == nullptr || t < a.lengths[b];
+}
+
 /// h_{t-1} for every time index t, in time order: initial_h (or zeros) where the step is the first
-/// processed, else y at the previous processed step. (steps * batch * hidden)
+/// processed of its row, else y at the previous processed step. (steps * batch * hidden) Rows
+/// are right where the step is active (is_active), which is all the kernels read.
 template <class T>
 std::vector<T> previous_states(const ForwardArgs<T>& a, const T* y) {
-  const std::int64_t slab = a.n.batch * a.n.hidden;
+  const std::int64_t hidden = a.n.hidden;
+  const std::int64_t slab = a.n.batch * hidden;
   std::vector<T> previous(static_cast<std::size_t>(a.n.steps * slab), T(0));
   for (std::int64_t t = 0; t < a.n.steps; ++t) {
-    const bool first = a.reverse ? t == a.n.steps - 1 : t == 0;
-    const T* source = first ? a.initial_h : y + (a.reverse ? t + 1 : t - 1) * slab;
-    if (source == nullptr) continue;
-    std::copy(source, source + slab, previous.begin() + t * slab);
+    for (std::int64_t b = 0; b < a.n.batch; ++b) {
+      const std::int64_t before = a.reverse ? t + 1 : t - 1;
+      const bool first = before < 0 || before >= a.n.steps || !is_active(a, before, b);
+      const T* source = first ? (a.initial_h != nullptr ? a.initial_h + b * hidden : nullptr)
+                              : y + before * slab + b * hidden;
+      if (source != nullptr) {
+        std::copy(source, source + hidden, previous.begin() + t * slab + b * hidden);
+      }
+    }
   }
   return previous;
 }

@@ -31,6 +31,15 @@ class RecurrentOperands {
     return kept_.back().template data<T>();
   }
 
+  /// Integer input `index` (sequence_lens) as int64; null for an absent input.
+  const std::int64_t* lengths(int index) {
+    if (index < 0) return nullptr;
+    const Tensor& tensor = ctx_.input(index);
+    lengths_.resize(static_cast<std::size_t>(tensor.numel()));
+    for (std::int64_t i = 0; i < tensor.numel(); ++i) lengths_[i] = static_cast<std::int64_t>(tensor.at(i));
+    return lengths_.data();
+  }
+
   /// Output `index` of `shape`, zero-filled; written in place when T is the output dtype.
   T* output(int index, const Dims& shape) {
     const DType dtype = ctx_.input(0).dtype();
@@ -66,6 +75,7 @@ class RecurrentOperands {
   std::vector<Tensor> kept_;
   std::vector<std::pair<int, Tensor>> pending_;
   std::vector<std::vector<T>> scratch_;
+  std::vector<std::int64_t> lengths_;
 };
 
 template <class T>
@@ -83,6 +93,7 @@ ForwardArgs<T> gather_forward(RecurrentOperands<T>& operands, const KernelContex
   a.initial_h = operands.input(layout.initial_h);
   a.initial_c = operands.input(layout.initial_c);
   a.peepholes = operands.input(layout.peepholes);
+  a.lengths = operands.lengths(layout.lengths);
   return a;
 }
 

@@ -32,22 +32,30 @@ struct RnnCell {
       for (std::int64_t j = 0; j < hidden; ++j) bias[j] = a.bias[j] + a.bias[hidden + j];
       detail::add_to_rows(a.y, rows, hidden, hidden, bias.data());
     }
-    const T* h = a.initial_h;  // null: zero, no recurrence product
+    std::vector<T> h(static_cast<std::size_t>(slab), T(0));
+    if (a.initial_h != nullptr) std::copy(a.initial_h, a.initial_h + slab, h.begin());
     for (std::int64_t s = 0; s < n.steps; ++s) {
       const std::int64_t t = a.reverse ? n.steps - 1 - s : s;
       T* y = a.y + t * slab;
-      if (h != nullptr) {
-        Math::gemm(false, true, n.batch, hidden, hidden, T(1), h, hidden, a.r, hidden, T(1), y,
-                   hidden);
+      if (s > 0 || a.initial_h != nullptr) {  // a zero state adds nothing
+        Math::gemm(false, true, n.batch, hidden, hidden, T(1), h.data(), hidden, a.r, hidden, T(1),
+                   y, hidden);
       }
       if (a.relu) {
         for (std::int64_t i = 0; i < slab; ++i) y[i] = y[i] > T(0) ? y[i] : T(0);
       } else {
         Math::tanh(y, slab);
       }
-      h = y;
+      for (std::int64_t b = 0; b < n.batch; ++b) {
+        T* row = y + b * hidden;
+        if (detail::is_active(a, t, b)) {
+          std::copy(row, row + hidden, h.begin() + b * hidden);
+        } else {
+          std::fill(row, row + hidden, T(0));  // h is kept
+        }
+      }
     }
-    if (h != nullptr) std::copy(h, h + slab, a.last_h);
+    std::copy(h.begin(), h.end(), a.last_h);
   }
 
   template <class T, class Math>
@@ -66,12 +74,17 @@ struct RnnCell {
       const T* h = a.y + t * slab;
       const T* dy = a.dy != nullptr ? a.dy + t * slab : nullptr;
       T* d = d_pre.data() + t * slab;
-      for (std::int64_t i = 0; i < slab; ++i) {
-        const T dh_i = dh[i] + (dy != nullptr ? dy[i] : T(0));
-        const T slope = f.relu ? (h[i] > T(0) ? T(1) : T(0)) : T(1) - h[i] * h[i];
-        d[i] = dh_i * slope;
+      for (std::int64_t b = 0; b < n.batch; ++b) {
+        // An inactive step passes dh through; its zero gradient row adds nothing below.
+        if (!detail::is_active(f, t, b)) continue;
+        for (std::int64_t i = b * hidden; i < (b + 1) * hidden; ++i) {
+          const T dh_i = dh[i] + (dy != nullptr ? dy[i] : T(0));
+          const T slope = f.relu ? (h[i] > T(0) ? T(1) : T(0)) : T(1) - h[i] * h[i];
+          d[i] = dh_i * slope;
+          dh[i] = T(0);  // receives d R below
+        }
       }
-      Math::gemm(false, false, n.batch, hidden, hidden, T(1), d, hidden, f.r, hidden, T(0),
+      Math::gemm(false, false, n.batch, hidden, hidden, T(1), d, hidden, f.r, hidden, T(1),
                  dh.data(), hidden);
     }
     std::copy(dh.begin(), dh.end(), a.d_initial_h);
@@ -139,11 +152,12 @@ RecurrentResult rnn(const Variable& x, const Variable& w, const Variable& r,
                     const RnnOptions& options, const std::source_location& location) {
   Attrs attrs = ops::detail::recurrent_attrs(ops::detail::hidden_extent(r), options.reverse,
                                              options.bias.defined(), options.initial_h.defined(),
-                                             false, false);
+                                             false, false, options.sequence_lens.defined());
   attrs.set("activation", std::string(options.activation == RnnActivation::Relu ? "relu" : "tanh"));
   std::vector<Variable> inputs = {x, w, r};
-  if (options.bias.defined()) inputs.push_back(options.bias);
-  if (options.initial_h.defined()) inputs.push_back(options.initial_h);
+  for (const Variable* optional : {&options.bias, &options.initial_h, &options.sequence_lens}) {
+    if (optional->defined()) inputs.push_back(*optional);
+  }
   const std::vector<Variable> outputs = ops::detail::apply_recurrent(
       ops::detail::CellKind::Rnn, std::move(inputs), std::move(attrs), location);
   return {outputs[0], outputs[1], Variable()};

@@ -45,8 +45,11 @@ Dims resolve_target(const Dims& input, const std::vector<std::int64_t>& target) 
     } else if (target[i] < 0) {
       throw_error(ErrorKind::InvalidArgument, "Reshape: negative extent {} in target ({})",
                   target[i], fmt::join(target, ", "));
-    } else {
-      known_product *= target[i];
+    } else if (__builtin_mul_overflow(known_product, target[i], &known_product)) {
+      // No tensor has 2^63 elements; the target comes from data (an imported model's constant).
+      throw_error(ErrorKind::ShapeMismatch,
+                  "Reshape: target ({}) has more elements than an int64 can count",
+                  fmt::join(target, ", "));
     }
   }
   Dims result(std::span<const std::int64_t>(target.data(), target.size()));

@@ -140,6 +140,12 @@ TEST(RecurrentContract, ErrorsNameTheOperandAndShapes) {
   EXPECT_EQ(kind_of([&] { (void)lstm(x, w, input({16, 4}, "r", DType::Float64)); }),
             ErrorKind::TypeMismatch);
   EXPECT_EQ(kind_of([&] { (void)lstm(input({5, 6}, "x2"), w, r); }), ErrorKind::TypeMismatch);
+  EXPECT_EQ(kind_of([&] { (void)lstm(x, w, r, {.sequence_lens = input({2}, "lens")}); }),
+            ErrorKind::TypeMismatch);
+  EXPECT_EQ(kind_of([&] {
+              (void)lstm(x, w, r, {.sequence_lens = tensor(DType::Int64, {3}, "lens")});
+            }),
+            ErrorKind::ShapeMismatch);
   EXPECT_EQ(kind_of([&] { (void)lstm(x, w, input({12, 3}, "r")); }), ErrorKind::ShapeMismatch);
   // A hidden extent unknown statically leaves the outputs' last axis unknown.
   EXPECT_EQ(gru(x, input({9, 3}, "w"), matrix(DType::Float32, "r")).y.type().dims, (Dims{5, 2, kUnknownDim}));
@@ -175,6 +181,20 @@ TEST(RecurrentContract, ErrorsNameTheOperandAndShapes) {
   EXPECT_EQ(f({Tensor::zeros(DType::Float64, {3, 2, 2}), r_ok, Tensor::zeros(DType::Float64, {2, 2})})[0]
                 .shape(),
             (Dims{3, 2, 2}));
+  // sequence_lens outside [0, steps] is caught by the kernel.
+  Variable lens = tensor(DType::Int64, {2}, "lens");
+  const RecurrentResult masked = gru(xd, constant(Tensor::zeros(DType::Float64, {3, 2})),
+                                     constant(Tensor::zeros(DType::Float64, {3, 1})),
+                                     {.sequence_lens = lens});
+  EXPECT_EQ(printed(masked.y), "Gru{hidden=1,forward,sequence_lens}");
+  Function g = function({xd, lens}, {masked.y});
+  try {
+    (void)g({Tensor::zeros(DType::Float64, {3, 2, 2}), Tensor::from_vector<std::int64_t>({2}, {1, 4})});
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::ShapeMismatch) << error.what();
+    EXPECT_NE(error.message().find("sequence_lens[1] = 4"), std::string::npos) << error.what();
+  }
 }
 
 }  // namespace

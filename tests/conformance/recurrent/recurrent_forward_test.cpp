@@ -19,6 +19,9 @@ const std::vector<Shape>& shapes() {
       {"no_optional", 3, 2, 3, 2, false, false, false, false, false},
       {"initial_h_only_reverse", 4, 2, 1, 6, false, true, false, false, true},
       {"initial_c_without_h", 3, 2, 2, 3, true, false, true, false, false},
+      {"sequence_lens", 5, 4, 3, 4, true, true, true, true, false, {5, 2, 0, 3}},
+      {"sequence_lens_reverse", 5, 4, 3, 4, true, true, true, true, true, {1, 5, 3, 0}},
+      {"sequence_lens_no_state", 3, 2, 2, 3, false, false, false, false, true, {2, 3}},
   };
   return list;
 }

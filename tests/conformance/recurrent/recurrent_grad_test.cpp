@@ -38,6 +38,8 @@ const std::vector<Shape>& grad_shapes() {
       {"batch1_odd", 4, 1, 5, 3, true, true, true, true, false},
       {"seq1", 1, 3, 2, 3, true, true, true, true, true},
       {"no_optional", 3, 2, 2, 3, false, false, false, false, false},
+      {"sequence_lens", 4, 3, 2, 3, true, true, true, true, false, {4, 1, 2}},
+      {"sequence_lens_reverse", 4, 3, 2, 3, true, true, true, true, true, {2, 4, 0}},
   };
   return list;
 }

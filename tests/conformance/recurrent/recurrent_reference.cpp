@@ -67,8 +67,12 @@ RecurrentExpected run_sequence(const RecurrentPoint& p, Step&& step) {
       n.steps, std::vector<std::vector<double>>(n.batch, std::vector<double>(n.hidden)));
   for (std::int64_t s = 0; s < n.steps; ++s) {
     const std::int64_t t = p.reverse ? n.steps - 1 - s : s;
-    for (std::int64_t b = 0; b < n.batch; ++b) h[b] = step(t, b, h[b]);
-    y[t] = h;
+    for (std::int64_t b = 0; b < n.batch; ++b) {
+      const bool runs = !p.sequence_lens.defined() || t < static_cast<std::int64_t>(p.sequence_lens.at(b));
+      if (!runs) continue;  // the state is kept; y stays zero
+      h[b] = step(t, b, h[b]);
+      y[t][b] = h[b];
+    }
   }
   return {to_tensor(y), to_tensor(h, n), Tensor()};
 }

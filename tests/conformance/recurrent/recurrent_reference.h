@@ -16,6 +16,7 @@ struct RecurrentPoint {
   Tensor initial_h;
   Tensor initial_c;
   Tensor peepholes;
+  Tensor sequence_lens;  ///< int64 (batch,): row b runs the steps t < sequence_lens[b]
   bool reverse = false;
 };
 

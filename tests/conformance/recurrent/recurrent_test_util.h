@@ -49,22 +49,25 @@ inline RecurrentResult apply_cell(CellCase cell, const std::vector<Variable>& op
   const Variable initial_h = optional(p.initial_h);
   const Variable initial_c = optional(p.initial_c);
   const Variable peepholes = optional(p.peepholes);
+  const Variable lengths = optional(p.sequence_lens);
   const Variable &x = operands[0], &w = operands[1], &r = operands[2];
   switch (cell) {
     case CellCase::RnnTanh:
     case CellCase::RnnRelu:
       return rnn(x, w, r,
                  {.bias = bias, .initial_h = initial_h, .reverse = p.reverse,
-                  .activation = cell == CellCase::RnnRelu ? RnnActivation::Relu : RnnActivation::Tanh});
+                  .activation = cell == CellCase::RnnRelu ? RnnActivation::Relu : RnnActivation::Tanh,
+                  .sequence_lens = lengths});
     case CellCase::Gru:
     case CellCase::GruLinearBeforeReset:
       return gru(x, w, r,
                  {.bias = bias, .initial_h = initial_h, .reverse = p.reverse,
-                  .linear_before_reset = cell == CellCase::GruLinearBeforeReset});
+                  .linear_before_reset = cell == CellCase::GruLinearBeforeReset,
+                  .sequence_lens = lengths});
     case CellCase::Lstm:
       return lstm(x, w, r,
                   {.bias = bias, .initial_h = initial_h, .initial_c = initial_c,
-                   .peepholes = peepholes, .reverse = p.reverse});
+                   .peepholes = peepholes, .reverse = p.reverse, .sequence_lens = lengths});
   }
   return {};
 }
@@ -72,7 +75,7 @@ inline RecurrentResult apply_cell(CellCase cell, const std::vector<Variable>& op
 /// The present operands of `p`, in input order.
 inline std::vector<Tensor> operand_values(const RecurrentPoint& p) {
   std::vector<Tensor> values = {p.x, p.w, p.r};
-  for (const Tensor* t : {&p.bias, &p.initial_h, &p.initial_c, &p.peepholes}) {
+  for (const Tensor* t : {&p.bias, &p.initial_h, &p.initial_c, &p.peepholes, &p.sequence_lens}) {
     if (t->defined()) values.push_back(*t);
   }
   return values;
@@ -100,6 +103,7 @@ struct Shape {
   const char* name;
   std::int64_t steps, batch, input, hidden;
   bool bias, initial_h, initial_c, peepholes, reverse;
+  std::vector<std::int64_t> sequence_lens = {};  ///< empty: full length
 };
 
 inline RecurrentPoint point_for(CellCase cell, const Shape& s, DType dtype, std::uint64_t seed) {
@@ -108,6 +112,9 @@ inline RecurrentPoint point_for(CellCase cell, const Shape& s, DType dtype, std:
                                   s.bias, s.initial_h, s.initial_c && lstm_only,
                                   s.peepholes && lstm_only, seed);
   p.reverse = s.reverse;
+  if (!s.sequence_lens.empty()) {
+    p.sequence_lens = Tensor::from_vector<std::int64_t>({s.batch}, s.sequence_lens);
+  }
   return p;
 }
 

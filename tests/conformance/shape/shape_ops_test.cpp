@@ -104,6 +104,9 @@ TEST(Reshape, Errors) {
                [&] { (void)reshape(x, {4, 2}); });
   expect_error(ErrorKind::InvalidArgument, {"-1"}, [&] { (void)reshape(x, {-1, -1}); });
   expect_error(ErrorKind::ShapeMismatch, {"(2, 3)"}, [&] { (void)reshape(x, {4, -1}); });
+  // A target whose product overflows int64 (found by fuzzing the ONNX loader).
+  expect_error(ErrorKind::ShapeMismatch, {"more elements than an int64 can count"},
+               [&] { (void)reshape(x, {std::int64_t{1} << 62, 4, -1}); });
   Variable m = matrix(DType::Float32, "m");
   Variable bad = reshape(m, {5});
   expect_error(ErrorKind::ShapeMismatch, {"(2, 3)", "Reshape{1}", "shape_ops_test.cpp"},
