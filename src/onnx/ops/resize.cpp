@@ -158,7 +158,7 @@ Variable resize(NodeContext& ctx,
 Interpolation interpolation_of(NodeContext& ctx) {
   const std::string mode = ctx.attribute_string("mode", "nearest");
   if (mode == "nearest") return Interpolation::Nearest;
-  if (mode == "linear" || mode == "bilinear") return Interpolation::Linear;
+  if (mode == "linear") return Interpolation::Linear;
   ctx.unsupported(fmt::format("Resize mode '{}'", mode));
 }
 

@@ -207,6 +207,31 @@ TEST(OnnxResize, UnsupportedFormsAreReported) {
   }
 }
 
+TEST(OnnxResize, LegacyOpsUseAsymmetricCoordinatesRoundedDown) {
+  // Upsample (opset 7: scales as an attribute) and Resize-10 (scales as an input).
+  ModelBuilder upsample(7);
+  upsample.input("x", kFloat, {1, 1, 2, 2}).output("y", kFloat, {});
+  auto* scales = upsample.node("Upsample", {"x"}, {"y"}, "up").add_attribute();
+  scales->set_name("scales");
+  scales->set_type(::onnx::AttributeProto::FLOATS);
+  for (float scale : {1.0f, 1.0f, 2.0f, 3.0f}) scales->add_floats(scale);
+  const ImportedModel imported = import_model_bytes(upsample.bytes(), "upsample.onnx");
+  Function f = function(imported.input_variables(), imported.output_variables());
+  // Columns 0, 1/3, 2/3 read column 0; rows 0, 1/2 read row 0.
+  EXPECT_EQ(f({counting({1, 1, 2, 2})})[0].to_doubles(),
+            (std::vector<double>{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2,
+                                 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4}));
+  ModelBuilder resize10(10);
+  resize10.input("x", kFloat, {1, 4}).output("y", kFloat, {});
+  resize10.float_initializer("scales", {2}, {1.0f, 0.75f});
+  add_string_attribute(resize10.node("Resize", {"x", "scales"}, {"y"}, "r10"), "mode", "linear");
+  const ImportedModel linear = import_model_bytes(resize10.bytes(), "resize10.onnx");
+  Function g = function(linear.input_variables(), linear.output_variables());
+  // Output columns 0, 1, 2 sample 0, 4/3, 8/3.
+  EXPECT_TRUE(tscope::testing::all_close(
+      g({counting({1, 4})})[0], Tensor::from_vector<float>({1, 3}, {1.0f, 7.0f / 3, 11.0f / 3})));
+}
+
 TEST(OnnxResize, GradientsMatchFiniteDifferences) {
   const std::vector<ResizeCase> cases{
       {{1, 1, 2, 3}, {1, 1, 2, 1.5f}, {}, "linear", "half_pixel", "", kDouble},
