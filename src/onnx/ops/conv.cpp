@@ -78,6 +78,18 @@ Window window_of(NodeContext& ctx, std::vector<std::int64_t> kernel) {
   if (window.strides.size() != spatial || window.dilations.size() != spatial) {
     throw_error(ErrorKind::InvalidArgument, "strides and dilations need {} entries", spatial);
   }
+  // Checked here, not only by the ops: the pad arithmetic below divides by strides.
+  const auto check_positive = [](const char* name, const std::vector<std::int64_t>& values) {
+    for (std::int64_t value : values) {
+      if (value < 1 && value != kUnknownDim) {  // a kernel taken from symbolic weights may be '?'
+        throw_error(ErrorKind::InvalidArgument, "attribute '{}' ({}) must be positive", name,
+                    fmt::join(values, ", "));
+      }
+    }
+  };
+  check_positive("kernel_shape", window.kernel);
+  check_positive("strides", window.strides);
+  check_positive("dilations", window.dilations);
   return window;
 }
 

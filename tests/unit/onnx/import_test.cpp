@@ -295,6 +295,27 @@ TEST(OnnxImport, HugeShapeArgumentsAreErrorsNotExhaustedMemory) {
   EXPECT_EQ(import_error(fill.bytes()).kind(), ErrorKind::InvalidArgument);
 }
 
+TEST(OnnxImport, NonPositiveStridesAreErrorsNamingTheAttribute) {
+  // Found by fuzzing: MaxPool with ceil_mode=1 divided by a zero stride while computing pads.
+  for (const char* op : {"MaxPool", "Conv"}) {
+    ModelBuilder model;
+    model.input("x", kFloat, {1, 1, 5, 5}).output("y", kFloat, {1, 1, "h", "w"});
+    std::vector<std::string> inputs = {"x"};
+    if (std::string(op) == "Conv") {
+      model.float_initializer("w", {1, 1, 2, 2}, {1, 1, 1, 1});
+      inputs.push_back("w");
+    }
+    auto& node = model.node(op, inputs, {"y"}, "window");
+    testing::add_ints_attribute(node, "kernel_shape", {2, 2});
+    testing::add_ints_attribute(node, "strides", {1, 0});
+    if (std::string(op) == "MaxPool") testing::add_int_attribute(node, "ceil_mode", 1);
+    const Error error = import_error(model.bytes());
+    EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument) << op;
+    EXPECT_NE(error.message().find("'strides' (1, 0) must be positive"), std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(OnnxImport, ReadsTensorFiles) {
   ::onnx::TensorProto proto;
   proto.set_name("t");
