@@ -14,7 +14,8 @@ set(TSCOPE_SANITIZE "" CACHE STRING "Semicolon list of sanitizers (address;undef
 option(TSCOPE_BUILD_FUZZERS "Build the libFuzzer targets (clang only; scripts/fuzz_onnx)" OFF)
 if(TSCOPE_BUILD_FUZZERS)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
-    message(FATAL_ERROR "TSCOPE_BUILD_FUZZERS needs clang (libFuzzer); configure with CXX=clang++-16")
+    message(FATAL_ERROR "TSCOPE_BUILD_FUZZERS needs clang (libFuzzer): use the dev preset or "
+                        "configure with CXX=clang++-16")
   endif()
   # Every library is instrumented for coverage and checked by ASan; only fuzz targets get
   # libFuzzer's main.
