@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "dnnl_bench_util.h"
 #include "paired_timing.h"
 #include "tscope/tscope.h"
 
@@ -21,6 +22,9 @@ using tscope::Dims;
 using tscope::DType;
 using tscope::Tensor;
 using tscope::Variable;
+using tscope::bench::filled;
+using tscope::bench::plain;
+using tscope::bench::shape_constant;
 
 struct ConvCase {
   const char* name;
@@ -57,27 +61,6 @@ Shapes shapes_of(const ConvCase& c) {
     s.y.push_back((extent + 2 * c.pad - c.kernel) / c.stride + 1);
   }
   return s;
-}
-
-Tensor filled(const Dims& shape) {
-  std::vector<double> values(static_cast<std::size_t>(shape.product()));
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    values[i] = static_cast<double>(i % 7) * 0.1 - 0.3;
-  }
-  return Tensor::from_doubles(DType::Float32, shape, values);
-}
-
-dnnl::memory::desc plain(const Dims& shape) {
-  const dnnl::memory::dims dims(shape.begin(), shape.end());
-  const Dims strides = tscope::contiguous_strides(shape);
-  return {dims, dnnl::memory::data_type::f32, dnnl::memory::dims(strides.begin(), strides.end())};
-}
-
-// A shape as the 1-D int64 constant the gradient ops take.
-Variable shape_constant(const Dims& shape) {
-  const std::vector<std::int64_t> extents(shape.begin(), shape.end());
-  return tscope::constant(
-      Tensor::from_vector<std::int64_t>({static_cast<std::int64_t>(extents.size())}, extents));
 }
 
 // The node, compiled into a one-node function, with its inputs.

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "dnnl_bench_util.h"
 #include "paired_timing.h"
 #include "tscope/tscope.h"
 
@@ -24,26 +25,9 @@ using tscope::Dims;
 using tscope::DType;
 using tscope::Tensor;
 using tscope::Variable;
-
-Tensor filled(const Dims& shape, double offset = 0.0) {
-  std::vector<double> values(static_cast<std::size_t>(shape.product()));
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    values[i] = static_cast<double>(i % 11) * 0.1 - 0.4 + offset;
-  }
-  return Tensor::from_doubles(DType::Float32, shape, values);
-}
-
-dnnl::memory::desc plain(const Dims& shape) {
-  const dnnl::memory::dims dims(shape.begin(), shape.end());
-  const Dims strides = tscope::contiguous_strides(shape);
-  return {dims, dnnl::memory::data_type::f32, dnnl::memory::dims(strides.begin(), strides.end())};
-}
-
-Variable shape_constant(const Dims& shape) {
-  const std::vector<std::int64_t> extents(shape.begin(), shape.end());
-  return tscope::constant(
-      Tensor::from_vector<std::int64_t>({static_cast<std::int64_t>(extents.size())}, extents));
-}
+using tscope::bench::filled;
+using tscope::bench::plain;
+using tscope::bench::shape_constant;
 
 // A compiled function (profiling off, output buffers reused) and its inputs.
 class FunctionCall {

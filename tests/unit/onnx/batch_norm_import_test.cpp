@@ -32,13 +32,6 @@ ModelBuilder batch_norm_model(std::int64_t opset, const std::vector<std::string>
   return model;
 }
 
-void add_float_attribute(::onnx::NodeProto& node, const std::string& name, float value) {
-  auto* attribute = node.add_attribute();
-  attribute->set_name(name);
-  attribute->set_type(::onnx::AttributeProto::FLOAT);
-  attribute->set_f(value);
-}
-
 std::int64_t channel_of(std::int64_t index) { return (index / 4) % 3; }
 
 TEST(OnnxBatchNorm, InferenceIsOneBatchNormInferenceNode) {
@@ -62,7 +55,7 @@ TEST(OnnxBatchNorm, TrainingModeUsesBatchStatisticsAndOnnxRunningAverages) {
   ModelBuilder builder = batch_norm_model(15, {"y", "running_mean", "running_var"});
   auto& node = *builder.proto().mutable_graph()->mutable_node(0);
   testing::add_int_attribute(node, "training_mode", 1);
-  add_float_attribute(node, "momentum", 0.75f);
+  testing::add_float_attribute(node, "momentum", 0.75f);
   const ImportedModel model = import_model_bytes(builder.bytes(), "bn_train.onnx");
   Function f = function(model.input_variables(), model.output_variables());
   const Tensor x = tscope::testing::random_tensor(DType::Float32, {2, 3, 2, 2}, 4, -2.0, 3.0);

@@ -12,17 +12,9 @@ namespace {
 
 using testing::DimSpec;
 using testing::ModelBuilder;
+using testing::add_string_attribute;
 constexpr int kFloat = ::onnx::TensorProto::FLOAT;
 constexpr int kInt64 = ::onnx::TensorProto::INT64;
-
-void add_string_attribute(::onnx::NodeProto& node,
-                          const std::string& name,
-                          const std::string& value) {
-  auto* attribute = node.add_attribute();
-  attribute->set_name(name);
-  attribute->set_type(::onnx::AttributeProto::STRING);
-  attribute->set_s(value);
-}
 
 std::vector<Tensor> run(const ModelBuilder& model, const std::vector<Tensor>& inputs) {
   const ImportedModel imported = import_model_bytes(model.bytes(), "indexing.onnx");

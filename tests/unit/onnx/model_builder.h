@@ -93,6 +93,21 @@ inline void add_int_attribute(::onnx::NodeProto& node, const std::string& name, 
   attribute->set_i(value);
 }
 
+inline void add_float_attribute(::onnx::NodeProto& node, const std::string& name, float value) {
+  auto* attribute = node.add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(::onnx::AttributeProto::FLOAT);
+  attribute->set_f(value);
+}
+
+inline void add_string_attribute(::onnx::NodeProto& node, const std::string& name,
+                                 const std::string& value) {
+  auto* attribute = node.add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(::onnx::AttributeProto::STRING);
+  attribute->set_s(value);
+}
+
 inline void add_ints_attribute(::onnx::NodeProto& node, const std::string& name,
                                const std::vector<std::int64_t>& values) {
   auto* attribute = node.add_attribute();

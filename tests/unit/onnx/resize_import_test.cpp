@@ -19,17 +19,9 @@ namespace {
 
 using testing::DimSpec;
 using testing::ModelBuilder;
+using testing::add_string_attribute;
 constexpr int kFloat = ::onnx::TensorProto::FLOAT;
 constexpr int kDouble = ::onnx::TensorProto::DOUBLE;
-
-void add_string_attribute(::onnx::NodeProto& node,
-                          const std::string& name,
-                          const std::string& value) {
-  auto* attribute = node.add_attribute();
-  attribute->set_name(name);
-  attribute->set_type(::onnx::AttributeProto::STRING);
-  attribute->set_s(value);
-}
 
 struct ResizeCase {
   Dims in;
