@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 namespace tscope {
 namespace {
@@ -17,9 +19,26 @@ std::int64_t strided_offset(std::int64_t flat, const Dims& shape, const Dims& st
   return offset;
 }
 
+// A double as T. Converting an out-of-range or NaN double to an integer is undefined in C++, and
+// such values arrive from data (an ONNX constant, a fill value): they saturate, NaN becomes 0.
+template <class T>
+T from_double(double value) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (std::isnan(value)) return T{0};
+    // The bounds as doubles: max() of 64-bit types rounds up to 2^63 or 2^64, hence >=.
+    if (value >= static_cast<double>(std::numeric_limits<T>::max())) {
+      return std::numeric_limits<T>::max();
+    }
+    if (value <= static_cast<double>(std::numeric_limits<T>::min())) {
+      return std::numeric_limits<T>::min();
+    }
+  }
+  return static_cast<T>(value);
+}
+
 template <class T>
 void store_double(void* base, std::int64_t index, double value) {
-  static_cast<T*>(base)[index] = static_cast<T>(value);
+  static_cast<T*>(base)[index] = from_double<T>(value);
 }
 }  // namespace
 
@@ -55,7 +74,8 @@ Tensor Tensor::full(DType dtype, const Dims& shape, double value) {
   visit_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     T* out = static_cast<T*>(tensor.raw_data());
-    for (std::int64_t i = 0; i < count; ++i) out[i] = static_cast<T>(value);
+    const T converted = from_double<T>(value);
+    for (std::int64_t i = 0; i < count; ++i) out[i] = converted;
   });
   return tensor;
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "tscope/core/tensor.h"
 
@@ -52,4 +54,15 @@ TEST(Tensor, ZeroSizeTensorIsValid) {
 }
 
 }  // namespace
+// Out-of-range and NaN doubles stored into integer tensors saturate (NaN: 0) instead of invoking
+// undefined behaviour (found by fuzzing the ONNX loader under UBSan).
+TEST(Tensor, DoublesOutsideAnIntegerRangeSaturate) {
+  const Tensor big = Tensor::full(DType::Int64, {2}, 9.3e18);
+  EXPECT_EQ(big.data<std::int64_t>()[0], std::numeric_limits<std::int64_t>::max());
+  const Tensor values = Tensor::from_doubles(DType::Int32, {3}, {-1e12, std::nan(""), 7.9});
+  EXPECT_EQ(values.data<std::int32_t>()[0], std::numeric_limits<std::int32_t>::min());
+  EXPECT_EQ(values.data<std::int32_t>()[1], 0);
+  EXPECT_EQ(values.data<std::int32_t>()[2], 7);
+}
+
 }  // namespace tscope
