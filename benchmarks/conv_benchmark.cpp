@@ -23,7 +23,9 @@ using tscope::DType;
 using tscope::Tensor;
 using tscope::Variable;
 using tscope::bench::filled;
+using tscope::bench::FunctionCall;
 using tscope::bench::plain;
+using tscope::bench::PrimitivesCall;
 using tscope::bench::shape_constant;
 
 struct ConvCase {
@@ -64,117 +66,87 @@ Shapes shapes_of(const ConvCase& c) {
 }
 
 // The node, compiled into a one-node function, with its inputs.
-class NodeCall {
- public:
-  NodeCall(const ConvCase& c, Direction direction, bool reference) {
-    using namespace tscope;
-    const Shapes s = shapes_of(c);
-    const std::size_t rank = c.spatial.size();
-    ConvOptions options{.strides = std::vector<std::int64_t>(rank, c.stride),
-                        .padding = Padding::symmetric(std::vector<std::int64_t>(rank, c.pad))};
-    FunctionOptions function_options;
-    function_options.allow_gc = false;
-    function_options.reference_kernels = reference;
-    Variable a = tensor(DType::Float32, direction == Direction::GradI ? s.w : s.x, "a");
-    Variable b = tensor(DType::Float32, direction == Direction::Forward ? s.w : s.y, "b");
-    Variable out;
-    if (direction == Direction::Forward) {
-      out = conv(a, b, options);
-    } else if (direction == Direction::GradI) {
-      out = conv_grad_inputs(a, b, shape_constant(s.x), options);
-    } else {
-      out = conv_grad_weights(a, b, shape_constant(s.w), options);
-    }
-    function_ = std::make_unique<Function>(function({a, b}, {out}, {}, function_options));
-    inputs_ = {filled(a.type().dims), filled(b.type().dims)};
-    (*this)();  // the first call builds the node's oneDNN primitive; time the steady state
+FunctionCall node_call(const ConvCase& c, Direction direction, bool reference) {
+  using namespace tscope;
+  const Shapes s = shapes_of(c);
+  const std::size_t rank = c.spatial.size();
+  ConvOptions options{.strides = std::vector<std::int64_t>(rank, c.stride),
+                      .padding = Padding::symmetric(std::vector<std::int64_t>(rank, c.pad))};
+  Variable a = tensor(DType::Float32, direction == Direction::GradI ? s.w : s.x, "a");
+  Variable b = tensor(DType::Float32, direction == Direction::Forward ? s.w : s.y, "b");
+  Variable out;
+  if (direction == Direction::Forward) {
+    out = conv(a, b, options);
+  } else if (direction == Direction::GradI) {
+    out = conv_grad_inputs(a, b, shape_constant(s.x), options);
+  } else {
+    out = conv_grad_weights(a, b, shape_constant(s.w), options);
   }
-  void operator()() {
-    std::vector<Tensor> outputs = (*function_)(inputs_);
-    benchmark::DoNotOptimize(outputs);
-  }
-
- private:
-  std::unique_ptr<tscope::Function> function_;
-  std::vector<Tensor> inputs_;
-};
+  return FunctionCall({a, b}, {out}, {filled(a.type().dims), filled(b.type().dims)}, reference);
+}
 
 // The oneDNN primitive the node builds, created once, with its memory objects.
-class PrimitiveCall {
- public:
-  PrimitiveCall(const ConvCase& c, Direction direction, std::string& impl)
-      : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {
-    const Shapes s = shapes_of(c);
-    const std::size_t rank = c.spatial.size();
-    const auto x_md = plain(s.x);
-    const auto w_md = plain(s.w);
-    const auto y_md = plain(s.y);
-    const dnnl::memory::dims strides(rank, c.stride);
-    const dnnl::memory::dims dilates(rank, 0);
-    const dnnl::memory::dims pads(rank, c.pad);
-    const auto forward_desc = [&](dnnl::prop_kind kind) {
-      return dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, x_md, w_md,
-                                             y_md, strides, dilates, pads, pads);
-    };
-    tensors_ = {filled(s.x), filled(s.w), filled(s.y)};
-    const auto memory = [&](const dnnl::memory::desc& md, const Tensor& t) {
-      return dnnl::memory(md, engine_, const_cast<void*>(t.raw_data()));
-    };
-    const dnnl::memory xm = memory(x_md, tensors_[0]);
-    const dnnl::memory wm = memory(w_md, tensors_[1]);
-    const dnnl::memory ym = memory(y_md, tensors_[2]);
-    if (direction == Direction::Forward) {
-      const dnnl::convolution_forward::primitive_desc pd(
-          forward_desc(dnnl::prop_kind::forward_inference), engine_);
-      primitive_ = dnnl::convolution_forward(pd);
-      args_ = {{DNNL_ARG_SRC, xm}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, ym}};
+std::unique_ptr<PrimitivesCall> primitive_call(const ConvCase& c,
+                                               Direction direction,
+                                               std::string& impl) {
+  auto direct = std::make_unique<PrimitivesCall>();
+  const Shapes s = shapes_of(c);
+  const std::size_t rank = c.spatial.size();
+  const auto x_md = plain(s.x);
+  const auto w_md = plain(s.w);
+  const auto y_md = plain(s.y);
+  const dnnl::memory::dims strides(rank, c.stride);
+  const dnnl::memory::dims dilates(rank, 0);
+  const dnnl::memory::dims pads(rank, c.pad);
+  const auto forward_desc = [&](dnnl::prop_kind kind) {
+    return dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, x_md, w_md,
+                                           y_md, strides, dilates, pads, pads);
+  };
+  const dnnl::engine& engine = direct->engine();
+  const dnnl::memory xm = direct->memory(x_md, s.x);
+  const dnnl::memory wm = direct->memory(w_md, s.w);
+  const dnnl::memory ym = direct->memory(y_md, s.y);
+  if (direction == Direction::Forward) {
+    const dnnl::convolution_forward::primitive_desc pd(
+        forward_desc(dnnl::prop_kind::forward_inference), engine);
+    direct->add(dnnl::convolution_forward(pd),
+                {{DNNL_ARG_SRC, xm}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, ym}});
+    impl = pd.impl_info_str();
+  } else {
+    const dnnl::convolution_forward::primitive_desc hint(
+        forward_desc(dnnl::prop_kind::forward_training), engine);
+    if (direction == Direction::GradI) {
+      const dnnl::convolution_backward_data::primitive_desc pd(
+          dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, x_md, w_md,
+                                                y_md, strides, dilates, pads, pads),
+          engine, hint);
+      direct->add(dnnl::convolution_backward_data(pd),
+                  {{DNNL_ARG_DIFF_SRC, xm}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DIFF_DST, ym}});
       impl = pd.impl_info_str();
     } else {
-      const dnnl::convolution_forward::primitive_desc hint(
-          forward_desc(dnnl::prop_kind::forward_training), engine_);
-      if (direction == Direction::GradI) {
-        const dnnl::convolution_backward_data::primitive_desc pd(
-            dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, x_md, w_md,
-                                                  y_md, strides, dilates, pads, pads),
-            engine_, hint);
-        primitive_ = dnnl::convolution_backward_data(pd);
-        args_ = {{DNNL_ARG_DIFF_SRC, xm}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DIFF_DST, ym}};
-        impl = pd.impl_info_str();
-      } else {
-        const dnnl::convolution_backward_weights::primitive_desc pd(
-            dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, x_md,
-                                                     w_md, y_md, strides, dilates, pads, pads),
-            engine_, hint);
-        primitive_ = dnnl::convolution_backward_weights(pd);
-        args_ = {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DIFF_WEIGHTS, wm}, {DNNL_ARG_DIFF_DST, ym}};
-        impl = pd.impl_info_str();
-      }
+      const dnnl::convolution_backward_weights::primitive_desc pd(
+          dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, x_md, w_md,
+                                                   y_md, strides, dilates, pads, pads),
+          engine, hint);
+      direct->add(dnnl::convolution_backward_weights(pd),
+                  {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DIFF_WEIGHTS, wm}, {DNNL_ARG_DIFF_DST, ym}});
+      impl = pd.impl_info_str();
     }
-    (*this)();  // warm-up, as for the node
   }
-  void operator()() {
-    primitive_.execute(stream_, args_);
-    stream_.wait();
-  }
-
- private:
-  dnnl::engine engine_;
-  dnnl::stream stream_;
-  std::vector<Tensor> tensors_;
-  dnnl::primitive primitive_;
-  std::unordered_map<int, dnnl::memory> args_;
-};
+  (*direct)();  // warm-up, as for the node
+  return direct;
+}
 
 void BM_ConvPair(benchmark::State& state, const ConvCase& c, Direction direction) {
   std::string impl;
-  NodeCall node(c, direction, /*reference=*/false);
-  PrimitiveCall primitive(c, direction, impl);
+  FunctionCall node = node_call(c, direction, /*reference=*/false);
+  const std::unique_ptr<PrimitivesCall> primitive = primitive_call(c, direction, impl);
   state.SetLabel(impl);
-  tscope::bench::time_pair(state, node, primitive);
+  tscope::bench::time_pair(state, node, *primitive);
 }
 
 void BM_ConvRef(benchmark::State& state, const ConvCase& c, Direction direction) {
-  NodeCall node(c, direction, /*reference=*/true);
+  FunctionCall node = node_call(c, direction, /*reference=*/true);
   for (auto _ : state) node();
 }
 

@@ -26,55 +26,10 @@ using tscope::DType;
 using tscope::Tensor;
 using tscope::Variable;
 using tscope::bench::filled;
+using tscope::bench::FunctionCall;
 using tscope::bench::plain;
+using tscope::bench::PrimitivesCall;
 using tscope::bench::shape_constant;
-
-// A compiled function (profiling off, output buffers reused) and its inputs.
-class FunctionCall {
- public:
-  FunctionCall(const std::vector<Variable>& inputs,
-               const std::vector<Variable>& outputs,
-               std::vector<Tensor> values) {
-    tscope::FunctionOptions options;
-    options.allow_gc = false;
-    function_ = std::make_unique<tscope::Function>(tscope::function(inputs, outputs, {}, options));
-    values_ = std::move(values);
-    (*this)();  // first call: oneDNN primitives are built; time the steady state
-  }
-  void operator()() {
-    std::vector<Tensor> outputs = (*function_)(values_);
-    benchmark::DoNotOptimize(outputs);
-  }
-
- private:
-  std::unique_ptr<tscope::Function> function_;
-  std::vector<Tensor> values_;
-};
-
-// oneDNN primitives executed in sequence, with tensors that own their memory.
-class PrimitivesCall {
- public:
-  PrimitivesCall() : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
-  const dnnl::engine& engine() const { return engine_; }
-  dnnl::memory memory(const dnnl::memory::desc& md, const Dims& shape) {
-    tensors_.push_back(filled(shape, 0.05 * static_cast<double>(tensors_.size())));
-    return {md, engine_, const_cast<void*>(tensors_.back().raw_data())};
-  }
-  dnnl::memory scratch(const dnnl::memory::desc& md) { return {md, engine_}; }
-  void add(dnnl::primitive primitive, std::unordered_map<int, dnnl::memory> args) {
-    steps_.push_back({std::move(primitive), std::move(args)});
-  }
-  void operator()() {
-    for (auto& [primitive, args] : steps_) primitive.execute(stream_, args);
-    stream_.wait();
-  }
-
- private:
-  dnnl::engine engine_;
-  dnnl::stream stream_;
-  std::vector<Tensor> tensors_;
-  std::vector<std::pair<dnnl::primitive, std::unordered_map<int, dnnl::memory>>> steps_;
-};
 
 // ---- pooling --------------------------------------------------------------------------------
 
