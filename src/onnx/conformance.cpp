@@ -51,7 +51,11 @@ std::string compare(const Tensor& actual, const Tensor& expected, const Toleranc
 }
 
 CaseResult run_data_sets(const ConformanceCase& test, const Tolerance& tolerance) {
-  const ImportedModel model = import_model(test.directory / "model.onnx");
+  // Inference with constant weights, as `tscope run` imports: the backend tests then also check
+  // the compile-time rewrites constants enable (convolutions on the channel-blocked layout).
+  ImportOptions import_options;
+  import_options.initializers_as_constants = true;
+  const ImportedModel model = import_model(test.directory / "model.onnx", import_options);
   FunctionOptions options;
   options.name = test.id();
   options.profile = false;

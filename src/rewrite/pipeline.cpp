@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tscope/rewrite/pipeline.h"
 #include "tscope/rewrite/blas_rules.h"
+#include "tscope/rewrite/channel_block_rules.h"
+#include "tscope/rewrite/constant_folding.h"
+
+#include <algorithm>
 
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "tscope/core/error.h"
 
 namespace tscope::rewrite {
 namespace {
@@ -61,21 +68,48 @@ void verify_graph(const FunctionGraph& graph) {
   }
 }
 
-RewriteReport run_default_pipeline(FunctionGraph& graph, Clock& clock) {
+namespace {
+struct Rule {
+  std::string_view name;
+  std::int64_t (*apply)(FunctionGraph&);
+};
+// Order matters: BLAS products before layouts, and folding last, once the weight packing it folds
+// exists.
+constexpr Rule kRules[] = {{"merge_duplicate_nodes", merge_duplicate_nodes},
+                           {"use_blas_products", use_blas_products},
+                           {"use_channel_blocks", use_channel_blocks},
+                           {"fold_constant_layouts", fold_constant_layouts}};
+}  // namespace
+
+RewriteReport run_default_pipeline(FunctionGraph& graph, Clock& clock,
+                                   std::span<const std::string> excluded) {
+  for (const std::string& name : excluded) {
+    if (std::ranges::find(kRules, name, &Rule::name) == std::end(kRules)) {
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("unknown rewrite '{}' to exclude; the rewrites are: {}", name,
+                              fmt::join(default_rule_names(), ", ")));
+    }
+  }
   RewriteReport report;
   report.nodes_before = static_cast<std::int64_t>(graph.node_count());
-  const std::int64_t merge_start_ns = clock.now_ns();
-  const std::int64_t merged = merge_duplicate_nodes(graph);
-  report.rules.push_back({"merge_duplicate_nodes", clock.now_ns() - merge_start_ns, merged});
-  const std::int64_t blas_start_ns = clock.now_ns();
-  const std::int64_t blas_changes = use_blas_products(graph);
-  report.rules.push_back({"use_blas_products", clock.now_ns() - blas_start_ns, blas_changes});
-  graph.release_replaced();
+  for (const Rule& rule : kRules) {
+    if (std::ranges::find(excluded, rule.name) != excluded.end()) continue;
+    const std::int64_t start_ns = clock.now_ns();
+    const std::int64_t changes = rule.apply(graph);
+    report.rules.push_back({std::string(rule.name), clock.now_ns() - start_ns, changes});
+    graph.release_replaced();
+  }
   const std::int64_t validate_start_ns = clock.now_ns();
   verify_graph(graph);
   report.validate_ns = clock.now_ns() - validate_start_ns;
   report.nodes_after = static_cast<std::int64_t>(graph.node_count());
   return report;
+}
+
+std::vector<std::string_view> default_rule_names() {
+  std::vector<std::string_view> names;
+  for (const Rule& rule : kRules) names.push_back(rule.name);
+  return names;
 }
 
 }  // namespace tscope::rewrite

@@ -111,6 +111,9 @@ struct OpTraits {
   bool commutative = false;
   /// The op has a zero gradient everywhere it is defined (comparisons, argmax, shape queries).
   bool zero_gradient = false;
+  /// A change of layout (weight packing) whose result depends only on its inputs: when every input
+  /// is a constant the compiler computes it once, at compile time, instead of on every call.
+  bool fold_when_constant = false;
 };
 
 using PrintFn = std::string (*)(const OpDef&, const Attrs&);

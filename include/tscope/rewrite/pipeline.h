@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-/// The rewrite pipeline run by function(): an ordered list of rules over a FunctionGraph, each
-/// followed by the verifier. Today: merge of duplicate nodes. Later rules (constant folding,
-/// fusion, gemm, inplace) plug in here.
+/// The rewrite pipeline run by function(): an ordered list of rules over a FunctionGraph, then the
+/// verifier. Rules: merge of duplicate nodes, BLAS products (Dot22 / Gemm), the channel-blocked
+/// layout for convolutions, and folding of constant weight packing.
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tscope/core/clock.h"
@@ -33,6 +35,11 @@ std::int64_t merge_duplicate_nodes(FunctionGraph& graph);
 /// Internal naming the node on a mismatch (a rewrite bug).
 void verify_graph(const FunctionGraph& graph);
 
-[[nodiscard]] RewriteReport run_default_pipeline(FunctionGraph& graph, Clock& clock);
+/// Runs every rule except those named in `excluded` (names as in default_rule_names()).
+[[nodiscard]] RewriteReport run_default_pipeline(FunctionGraph& graph, Clock& clock,
+                                                 std::span<const std::string> excluded = {});
+
+/// The rules' names, in the order they run.
+[[nodiscard]] std::vector<std::string_view> default_rule_names();
 
 }  // namespace tscope::rewrite

@@ -53,6 +53,9 @@ struct FunctionOptions {
   Clock* clock = nullptr;
   /// Run the reference kernel of every op (tests and debugging).
   bool reference_kernels = false;
+  /// Rewrites to skip, by name ("use_channel_blocks", ...; the compile section of a profile lists
+  /// them). An unknown name is an InvalidArgument error.
+  std::vector<std::string> excluded_rewrites;
 };
 
 namespace detail {

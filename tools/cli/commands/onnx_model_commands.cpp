@@ -29,6 +29,9 @@ struct LoadedModel {
 LoadedModel load(const OnnxModelSettings& settings) {
   if (settings.threads > 0) set_blas_threads(settings.threads);
   onnx::ImportOptions options;
+  // Inference: weights never change between calls, so as constants they can be repacked once at
+  // compile time (PackConvWeights folding) instead of on every call.
+  options.initializers_as_constants = true;
   for (const std::string& assignment : settings.input_dims) {
     auto [name, dims] = onnx::split_assignment(assignment, "--input");
     options.input_dims[name] = onnx::parse_dims(dims);

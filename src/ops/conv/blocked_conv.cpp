@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: Apache-2.0
+// BlockedConv: Conv on the channel-blocked layout (channel_blocks.h) with packed weights, an
+// optional bias and a clamp, y = clamp(conv(x, w) + bias, lower, upper), all in one oneDNN
+// primitive. Created by the rewrite rule use_channel_blocks from a Conv, its bias add and the
+// ReLU / clip after it; it keeps the Conv's attrs and adds layout, block, in_blocked, channels,
+// out_channels, has_bias, lower and upper. Inference only: no gradient.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "blocked_conv_dnnl.h"
+#include "channel_blocks.h"
+#include "conv_geometry.h"
+#include "conv_nodes.h"
+#include "dnnl_util.h"
+#include "reference_loops.h"
+#include "tscope/graph/apply.h"
+#include "tscope/graph/op_registry.h"
+#include "tscope/ops/registry.h"
+
+namespace tscope::ops {
+namespace {
+constexpr std::string_view kLabel = "BlockedConv";
+
+struct Signature {
+  detail::WeightLayout layout;
+  bool in_blocked;
+  detail::ConvEpilogue epilogue;
+};
+
+Signature signature_of(const Attrs& attrs) {
+  Signature s{detail::weight_layout_from(attrs.get_string("layout"), kLabel),
+              attrs.get_bool("in_blocked"),
+              {attrs.get_bool("has_bias"), attrs.get_double("lower"), attrs.get_double("upper")}};
+  if (s.in_blocked != detail::reads_blocked_input(s.layout)) {
+    throw_error(ErrorKind::InvalidArgument, "{}: in_blocked={} does not match weight layout {}",
+                kLabel, s.in_blocked, attrs.get_string("layout"));
+  }
+  return s;
+}
+
+// The plain (N, C, H, W) shape of x and OIHW shape of w the node stands for.
+Dims plain_input_shape(const Attrs& attrs, const Dims& x) {
+  if (!attrs.get_bool("in_blocked")) return x;
+  if (x.rank() != 5 || (x[4] != kUnknownDim && x[4] != detail::kChannelBlock)) {
+    throw_error(ErrorKind::ShapeMismatch, "{}: expects blocked (N, C/8, H, W, 8) input, got {}",
+                kLabel, x.to_string());
+  }
+  return detail::plain_shape(x);
+}
+
+Dims plain_weight_shape(const Attrs& attrs, const Dims& packed) {
+  const detail::WeightLayout layout = detail::weight_layout_from(attrs.get_string("layout"), kLabel);
+  const std::int64_t groups = attrs.get_int("groups");
+  const std::int64_t channels = attrs.get_int("channels");
+  const Dims plain = detail::unpacked_weight_shape(layout, packed, channels);
+  if (packed.rank() != detail::packed_weight_shape(layout, plain, groups, kLabel).rank() ||
+      !(detail::packed_weight_shape(layout, plain, groups, kLabel) == packed) ||
+      plain[0] != attrs.get_int("out_channels") || plain[1] * groups != channels) {
+    throw_error(ErrorKind::ShapeMismatch,
+                "{}: packed weights {} do not hold {} weights for {} -> {} channels (groups {})",
+                kLabel, packed.to_string(), attrs.get_string("layout"), channels,
+                attrs.get_int("out_channels"), groups);
+  }
+  return plain;
+}
+
+detail::ConvGeometry geometry_of(const Attrs& attrs, const Dims& x, const Dims& w) {
+  return detail::conv_geometry(attrs, plain_input_shape(attrs, x), plain_weight_shape(attrs, w),
+                               kLabel);
+}
+
+std::vector<Type> infer_blocked_conv(const InferContext& ctx) {
+  const Signature s = signature_of(ctx.attrs);
+  detail::check_block_attr(ctx.attrs, kLabel);
+  const int expected_inputs = s.epilogue.has_bias ? 3 : 2;
+  if (ctx.num_inputs() != expected_inputs) {
+    throw_error(ErrorKind::InvalidArgument, "{}: has_bias={} needs {} inputs, got {}", kLabel,
+                s.epilogue.has_bias, expected_inputs, ctx.num_inputs());
+  }
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    if (ctx.input_type(i).dtype != DType::Float32) {
+      throw_error(ErrorKind::TypeMismatch, "{}: input {} is {}, expects float32", kLabel, i,
+                  dtype_name(ctx.input_type(i).dtype));
+    }
+  }
+  if (ctx.input_type(1).rank() < 4) {
+    throw_error(ErrorKind::TypeMismatch, "{}: packed weights of rank {}", kLabel,
+                ctx.input_type(1).rank());
+  }
+  const detail::ConvGeometry g =
+      geometry_of(ctx.attrs, ctx.input_type(0).dims, ctx.input_type(1).dims);
+  if (s.epilogue.has_bias) {
+    const Dims& bias = ctx.input_type(2).dims;
+    if (bias.rank() != 1 || (bias[0] != kUnknownDim && bias[0] != g.out_channels)) {
+      throw_error(ErrorKind::ShapeMismatch, "{}: bias {} for {} output channels", kLabel,
+                  bias.to_string(), g.out_channels);
+    }
+  }
+  return {Type{DType::Float32, detail::blocked_shape(g.output_shape(), kLabel)}};
+}
+
+void check_bias(const KernelContext& ctx, const detail::ConvGeometry& g) {
+  if (ctx.num_inputs == 3 && ctx.input(2).numel() != g.out_channels) {
+    throw_error(ErrorKind::ShapeMismatch, "{}: bias of {} values for {} output channels in {}",
+                kLabel, ctx.input(2).numel(), g.out_channels, ctx.node->describe());
+  }
+}
+
+void compute_reference(KernelContext& ctx) {
+  const Signature s = signature_of(*ctx.attrs);
+  const detail::ConvGeometry g = geometry_of(*ctx.attrs, ctx.input(0).shape(), ctx.input(1).shape());
+  check_bias(ctx, g);
+  const Tensor x = s.in_blocked ? detail::unblock(ctx.input(0)) : ctx.input(0).contiguous();
+  const Tensor w = detail::unpack_weights(s.layout, ctx.input(1), g.weight_shape());
+  const Tensor plain_y = detail::run_plain_reference(ctx, "Conv", *ctx.attrs, {x, w})[0];
+  std::vector<double> y = plain_y.to_doubles();
+  const std::vector<double> bias =
+      s.epilogue.has_bias ? ctx.input(2).to_doubles() : std::vector<double>();
+  const std::int64_t volume = g.window.output_volume();
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    double value = y[i];
+    if (s.epilogue.has_bias) {
+      value += bias[static_cast<std::size_t>((static_cast<std::int64_t>(i) / volume) % g.out_channels)];
+    }
+    y[i] = std::min(std::max(value, s.epilogue.lower), s.epilogue.upper);
+  }
+  Tensor& out = ctx.allocate_output(0, DType::Float32, detail::blocked_shape(g.output_shape(), kLabel));
+  detail::block_into(Tensor::from_doubles(DType::Float32, g.output_shape(), y), out);
+}
+
+void compute_dnnl(KernelContext& ctx) {
+  const Signature s = signature_of(*ctx.attrs);
+  const detail::ConvGeometry g = geometry_of(*ctx.attrs, ctx.input(0).shape(), ctx.input(1).shape());
+  check_bias(ctx, g);
+  const Tensor x = ctx.input(0).contiguous();
+  const Tensor w = ctx.input(1).contiguous();
+  const Tensor bias = s.epilogue.has_bias ? ctx.input(2).contiguous() : Tensor();
+  Tensor& y = ctx.allocate_output(0, DType::Float32, detail::blocked_shape(g.output_shape(), kLabel));
+  const bool empty = x.numel() == 0 || y.numel() == 0;
+  if (empty || !detail::run_blocked_conv_dnnl(ctx, g, s.layout, s.epilogue, x, w,
+                                              s.epilogue.has_bias ? &bias : nullptr, y)) {
+    compute_reference(ctx);
+  }
+}
+
+Cost blocked_conv_cost(const CostContext& ctx) {
+  const Dims y = detail::plain_shape(ctx.output_shapes[0]);
+  const Dims w = plain_weight_shape(ctx.attrs, ctx.input_shapes[1]);
+  double elements = static_cast<double>(ctx.output_shapes[0].product());
+  for (const Dims& shape : ctx.input_shapes) elements += static_cast<double>(shape.product());
+  const double epilogue = ctx.attrs.get_bool("has_bias") ? static_cast<double>(y.product()) : 0.0;
+  return Cost{detail::conv_flops(y, w) + epilogue, elements * 4.0};
+}
+
+// "Conv2d{stride=(1,1),pad=(1,1),dilation=(1,1),groups=1,nChw8c,bias,clip(0,6)}".
+std::string print_blocked_conv(const OpDef&, const Attrs& attrs) {
+  std::string name = detail::conv_printed_name("", attrs);
+  name.pop_back();
+  name += attrs.get_bool("in_blocked") ? ",nChw8c" : ",nchw>nChw8c";
+  if (attrs.get_bool("has_bias")) name += ",bias";
+  const double lower = attrs.get_double("lower");
+  const double upper = attrs.get_double("upper");
+  if (lower == 0.0 && std::isinf(upper)) {
+    name += ",relu";
+  } else if (std::isfinite(lower) || std::isfinite(upper)) {
+    name += fmt::format(",clip({},{})", lower, upper);
+  }
+  return name + "}";
+}
+}  // namespace
+
+void register_blocked_conv(OpRegistry& registry) {
+  registry.add({.name = "BlockedConv",
+                .family = "Conv",
+                .summary = "Conv on channel-blocked data with packed weights, bias and clamp (inference)",
+                .num_inputs = -1,
+                .infer = infer_blocked_conv,
+                .reference = {"ref", compute_reference},
+                .fast = {"dnnl", compute_dnnl,
+                         [](std::span<const Variable> inputs, const Attrs&) {
+                           return detail::inputs_are_float32(inputs, {0, 1});
+                         }},
+                .cost = blocked_conv_cost,
+                .print = print_blocked_conv});
+}
+
+}  // namespace tscope::ops

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// The oneDNN path of BlockedConv: a forward-inference convolution on nChw8c data (or plain nchw
+// input for Ohwi8o weights) with packed weights, the bias and the clamp applied by the primitive
+// (bias argument and an eltwise post-op), kept in the node's KernelState until the shapes change.
+#pragma once
+#include "channel_blocks.h"
+#include "conv_geometry.h"
+#include "tscope/core/tensor.h"
+#include "tscope/graph/op_def.h"
+
+namespace tscope::ops::detail {
+
+/// What BlockedConv applies after the sum of products: y = clamp(conv + bias, lower, upper).
+struct ConvEpilogue {
+  bool has_bias = false;
+  double lower = 0;  ///< -inf: no lower bound
+  double upper = 0;  ///< +inf: no upper bound
+};
+
+/// Computes y (already allocated, blocked) from contiguous float32 x, packed w and bias (ignored
+/// without has_bias). Returns false when oneDNN has no implementation; the caller then runs the
+/// reference kernel.
+[[nodiscard]] bool run_blocked_conv_dnnl(KernelContext& ctx, const ConvGeometry& geometry,
+                                         WeightLayout layout, const ConvEpilogue& epilogue,
+                                         const Tensor& x, const Tensor& w, const Tensor* bias,
+                                         const Tensor& y);
+
+}  // namespace tscope::ops::detail

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: Apache-2.0
+// ToChannelBlocks, FromChannelBlocks and PackConvWeights: the copies that move data into and out
+// of the channel-blocked layout (channel_blocks.h). The compiler inserts them (rewrite rule
+// use_channel_blocks) after differentiation, so they have no gradient. PackConvWeights of a
+// constant is folded at compile time (fold_when_constant).
+#include "channel_blocks.h"
+#include "dnnl_util.h"
+#include "reference_loops.h"
+#include "tscope/graph/op_registry.h"
+#include "tscope/ops/registry.h"
+
+namespace tscope::ops {
+namespace {
+constexpr std::string_view kTo = "ToChannelBlocks";
+constexpr std::string_view kFrom = "FromChannelBlocks";
+constexpr std::string_view kPack = "PackConvWeights";
+
+void check_float32(const InferContext& ctx, std::string_view label) {
+  if (ctx.input_type(0).dtype != DType::Float32) {
+    throw_error(ErrorKind::TypeMismatch, "{}: expects float32, got {}", label,
+                dtype_name(ctx.input_type(0).dtype));
+  }
+}
+
+// Reads and writes every element once.
+Cost copy_cost(const CostContext& ctx) {
+  const double item = static_cast<double>(dtype_size(ctx.input_dtypes[0]));
+  return Cost{0, 2.0 * static_cast<double>(ctx.input_shapes[0].product()) * item};
+}
+
+// ---- ToChannelBlocks ----
+std::vector<Type> infer_to_blocks(const InferContext& ctx) {
+  check_float32(ctx, kTo);
+  detail::check_block_attr(ctx.attrs, kTo);
+  return {Type{DType::Float32, detail::blocked_shape(ctx.input_type(0).dims, kTo)}};
+}
+
+void to_blocks_reference(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  Tensor& y = ctx.allocate_output(0, x.dtype(), detail::blocked_shape(x.shape(), kTo));
+  detail::block_into(x, y);
+}
+
+void to_blocks_dnnl(KernelContext& ctx) {
+  const Tensor x = ctx.input(0).contiguous();
+  Tensor& y = ctx.allocate_output(0, x.dtype(), detail::blocked_shape(x.shape(), kTo));
+  if (x.numel() == 0) return;
+  detail::run_dnnl_reorder(ctx, detail::dnnl_image_desc(x.shape(), false),
+                           detail::dnnl_image_desc(x.shape(), true), x, y);
+}
+
+// ---- FromChannelBlocks ----
+std::vector<Type> infer_from_blocks(const InferContext& ctx) {
+  check_float32(ctx, kFrom);
+  detail::check_block_attr(ctx.attrs, kFrom);
+  const Dims& blocked = ctx.input_type(0).dims;
+  if (blocked.rank() != 5 || (blocked[4] != kUnknownDim && blocked[4] != detail::kChannelBlock)) {
+    throw_error(ErrorKind::ShapeMismatch, "{}: expects blocked (N, C/8, H, W, 8) data, got {}",
+                kFrom, blocked.to_string());
+  }
+  return {Type{DType::Float32, detail::plain_shape(blocked)}};
+}
+
+void check_blocked_tensor(const Tensor& blocked, std::string_view label) {
+  if (blocked.rank() != 5 || blocked.shape()[4] != detail::kChannelBlock) {
+    throw_error(ErrorKind::ShapeMismatch, "{}: expects blocked (N, C/8, H, W, 8) data, got {}",
+                label, blocked.shape().to_string());
+  }
+}
+
+void from_blocks_reference(KernelContext& ctx) {
+  check_blocked_tensor(ctx.input(0), kFrom);
+  const Tensor plain = detail::unblock(ctx.input(0));
+  Tensor& y = ctx.allocate_output(0, plain.dtype(), plain.shape());
+  detail::store_doubles(y, plain.to_doubles());
+}
+
+void from_blocks_dnnl(KernelContext& ctx) {
+  check_blocked_tensor(ctx.input(0), kFrom);
+  const Tensor x = ctx.input(0).contiguous();
+  const Dims plain = detail::plain_shape(x.shape());
+  Tensor& y = ctx.allocate_output(0, x.dtype(), plain);
+  if (x.numel() == 0) return;
+  detail::run_dnnl_reorder(ctx, detail::dnnl_image_desc(plain, true),
+                           detail::dnnl_image_desc(plain, false), x, y);
+}
+
+// ---- PackConvWeights ----
+detail::WeightLayout layout_of(const Attrs& attrs) {
+  return detail::weight_layout_from(attrs.get_string("layout"), kPack);
+}
+
+std::vector<Type> infer_pack(const InferContext& ctx) {
+  check_float32(ctx, kPack);
+  detail::check_block_attr(ctx.attrs, kPack);
+  return {Type{DType::Float32,
+               detail::packed_weight_shape(layout_of(ctx.attrs), ctx.input_type(0).dims,
+                                           ctx.attrs.get_int("groups"), kPack)}};
+}
+
+Tensor& allocate_packed(KernelContext& ctx) {
+  const Dims packed = detail::packed_weight_shape(layout_of(*ctx.attrs), ctx.input(0).shape(),
+                                                  ctx.attrs->get_int("groups"), kPack);
+  return ctx.allocate_output(0, ctx.input(0).dtype(), packed);
+}
+
+void pack_reference(KernelContext& ctx) {
+  Tensor& y = allocate_packed(ctx);
+  detail::pack_weights_into(layout_of(*ctx.attrs), ctx.input(0), y);
+}
+
+void pack_dnnl(KernelContext& ctx) {
+  const Tensor w = ctx.input(0).contiguous();
+  Tensor& y = allocate_packed(ctx);
+  const detail::WeightLayout layout = layout_of(*ctx.attrs);
+  detail::run_dnnl_reorder(ctx, detail::dnnl_weight_desc(layout, w.shape(), false),
+                           detail::dnnl_weight_desc(layout, w.shape(), true), w, y);
+}
+
+bool float32_input(std::span<const Variable> inputs, const Attrs&) {
+  return detail::inputs_are_float32(inputs, {0});
+}
+}  // namespace
+
+void register_channel_block_reorders(OpRegistry& registry) {
+  registry.add({.name = kTo,
+                .family = "Reorder",
+                .summary = "(N, C, H, W) -> channel-blocked (N, C/8, H, W, 8) (oneDNN nChw8c)",
+                .num_inputs = 1,
+                .infer = infer_to_blocks,
+                .reference = {"ref", to_blocks_reference},
+                .fast = {"dnnl", to_blocks_dnnl, float32_input},
+                .cost = copy_cost});
+  registry.add({.name = kFrom,
+                .family = "Reorder",
+                .summary = "channel-blocked (N, C/8, H, W, 8) -> (N, C, H, W)",
+                .num_inputs = 1,
+                .infer = infer_from_blocks,
+                .reference = {"ref", from_blocks_reference},
+                .fast = {"dnnl", from_blocks_dnnl, float32_input},
+                .cost = copy_cost});
+  registry.add({.name = kPack,
+                .family = "Reorder",
+                .summary = "OIHW conv weights -> a oneDNN blocked weight layout (folded when constant)",
+                .num_inputs = 1,
+                .traits = {.fold_when_constant = true},
+                .infer = infer_pack,
+                .reference = {"ref", pack_reference},
+                .fast = {"dnnl", pack_dnnl, float32_input},
+                .cost = copy_cost,
+                .print = [](const OpDef&, const Attrs& attrs) {
+                  return fmt::format("PackConvWeights{{{}}}", attrs.get_string("layout"));
+                }});
+}
+
+}  // namespace tscope::ops

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "channel_blocks.h"
+
+#include <fmt/format.h>
+
+#include "dnnl_util.h"
+#include "reference_loops.h"
+#include "tscope/core/error.h"
+#include "tscope/ops/registry.h"
+
+namespace tscope::ops::detail {
+namespace {
+constexpr std::int64_t kB = kChannelBlock;
+
+// The flat packed index of w[o, c, h, w] (c within the group for depthwise, always 0).
+std::int64_t packed_index(WeightLayout layout, const Dims& plain, std::int64_t o, std::int64_t c,
+                          std::int64_t h, std::int64_t w) {
+  const std::int64_t channels = plain[1];
+  const std::int64_t kh = plain[2];
+  const std::int64_t kw = plain[3];
+  switch (layout) {
+    case WeightLayout::OIhw8i8o: {
+      const std::int64_t cb_count = channels / kB;
+      return ((((o / kB) * cb_count + c / kB) * kh + h) * kw + w) * kB * kB + (c % kB) * kB + o % kB;
+    }
+    case WeightLayout::Ohwi8o:
+      return ((((o / kB) * kh + h) * kw + w) * channels + c) * kB + o % kB;
+    case WeightLayout::Goihw8g: break;
+  }
+  return (((o / kB) * kh + h) * kw + w) * kB + o % kB;
+}
+
+// Calls visit(plain_flat, packed_flat) for every weight.
+template <class Visit>
+void for_each_weight(WeightLayout layout, const Dims& plain, Visit&& visit) {
+  std::int64_t flat = 0;
+  for (std::int64_t o = 0; o < plain[0]; ++o) {
+    for (std::int64_t c = 0; c < plain[1]; ++c) {
+      for (std::int64_t h = 0; h < plain[2]; ++h) {
+        for (std::int64_t w = 0; w < plain[3]; ++w) visit(flat++, packed_index(layout, plain, o, c, h, w));
+      }
+    }
+  }
+}
+
+// Calls visit(plain_flat, blocked_flat) for every element of plain (N, C, spatial...).
+template <class Visit>
+void for_each_image_element(const Dims& plain, Visit&& visit) {
+  const std::int64_t channels = plain[1];
+  std::int64_t volume = 1;
+  for (int axis = 2; axis < plain.rank(); ++axis) volume *= plain[axis];
+  std::int64_t flat = 0;
+  for (std::int64_t n = 0; n < plain[0]; ++n) {
+    for (std::int64_t c = 0; c < channels; ++c) {
+      const std::int64_t plane = (n * (channels / kB) + c / kB) * volume;
+      for (std::int64_t s = 0; s < volume; ++s) visit(flat++, (plane + s) * kB + c % kB);
+    }
+  }
+}
+
+struct ReorderState final : KernelState {
+  Dims from_shape;
+  DnnlCall call;
+};
+}  // namespace
+
+WeightLayout weight_layout_from(const std::string& name, std::string_view label) {
+  if (name == "OIhw8i8o") return WeightLayout::OIhw8i8o;
+  if (name == "Ohwi8o") return WeightLayout::Ohwi8o;
+  if (name == "Goihw8g") return WeightLayout::Goihw8g;
+  throw_error(ErrorKind::InvalidArgument,
+              "{}: unknown weight layout '{}' (OIhw8i8o, Ohwi8o or Goihw8g)", label, name);
+}
+
+dnnl::memory::format_tag weight_format_tag(WeightLayout layout) {
+  switch (layout) {
+    case WeightLayout::OIhw8i8o: return dnnl::memory::format_tag::OIhw8i8o;
+    case WeightLayout::Ohwi8o: return dnnl::memory::format_tag::Ohwi8o;
+    case WeightLayout::Goihw8g: break;
+  }
+  return dnnl::memory::format_tag::Goihw8g;
+}
+
+bool reads_blocked_input(WeightLayout layout) { return layout != WeightLayout::Ohwi8o; }
+
+void check_block_attr(const Attrs& attrs, std::string_view label) {
+  const std::int64_t block = attrs.get_int("block");
+  if (block != kChannelBlock) {
+    throw_error(ErrorKind::InvalidArgument, "{}: block {} is not supported (only {})", label,
+                block, kChannelBlock);
+  }
+}
+
+Dims blocked_shape(const Dims& plain, std::string_view label) {
+  if (plain.rank() != 4) {
+    throw_error(ErrorKind::TypeMismatch, "{}: expects (N, C, H, W) data, got rank {}", label,
+                plain.rank());
+  }
+  const std::int64_t channels = plain[1];
+  if (channels != kUnknownDim && channels % kB != 0) {
+    throw_error(ErrorKind::ShapeMismatch,
+                "{}: {} channels in {} are not a multiple of the block {}", label, channels,
+                plain.to_string(), kB);
+  }
+  return Dims{plain[0], channels == kUnknownDim ? kUnknownDim : channels / kB, plain[2], plain[3],
+              kB};
+}
+
+Dims plain_shape(const Dims& blocked) {
+  const std::int64_t blocks = blocked[1];
+  return Dims{blocked[0], blocks == kUnknownDim ? kUnknownDim : blocks * kB, blocked[2],
+              blocked[3]};
+}
+
+Dims packed_weight_shape(WeightLayout layout, const Dims& w, std::int64_t groups,
+                         std::string_view label) {
+  if (w.rank() != 4) {
+    throw_error(ErrorKind::TypeMismatch, "{}: expects OIHW weights, got rank {}", label, w.rank());
+  }
+  const auto fail = [&](std::string_view why) {
+    throw_error(ErrorKind::ShapeMismatch, "{}: weights {} do not suit the layout: {}", label,
+                w.to_string(), why);
+  };
+  for (std::int64_t dim : w) {
+    if (dim == kUnknownDim) fail("their shape must be static");
+  }
+  if (w[0] % kB != 0) fail("O is not a multiple of 8");
+  switch (layout) {
+    case WeightLayout::OIhw8i8o:
+      if (groups != 1 || w[1] % kB != 0) fail("needs groups 1 and C a multiple of 8");
+      return Dims{w[0] / kB, w[1] / kB, w[2], w[3], kB, kB};
+    case WeightLayout::Ohwi8o:
+      if (groups != 1) fail("needs groups 1");
+      return Dims{w[0] / kB, w[2], w[3], w[1], kB};
+    case WeightLayout::Goihw8g: break;
+  }
+  if (w[1] != 1 || groups != w[0]) fail("depthwise weights are (C, 1, kh, kw) with groups C");
+  return Dims{w[0] / kB, w[2], w[3], kB};
+}
+
+Dims unpacked_weight_shape(WeightLayout layout, const Dims& packed, std::int64_t channels) {
+  switch (layout) {
+    case WeightLayout::OIhw8i8o: return Dims{packed[0] * kB, packed[1] * kB, packed[2], packed[3]};
+    case WeightLayout::Ohwi8o: return Dims{packed[0] * kB, channels, packed[1], packed[2]};
+    case WeightLayout::Goihw8g: break;
+  }
+  return Dims{packed[0] * kB, 1, packed[1], packed[2]};
+}
+
+Tensor unblock(const Tensor& blocked) {
+  const Dims plain = plain_shape(blocked.shape());
+  const std::vector<double> in = blocked.to_doubles();
+  std::vector<double> out(in.size());
+  for_each_image_element(plain, [&](std::int64_t p, std::int64_t b) {
+    out[static_cast<std::size_t>(p)] = in[static_cast<std::size_t>(b)];
+  });
+  return Tensor::from_doubles(blocked.dtype(), plain, out);
+}
+
+void block_into(const Tensor& plain, Tensor& out) {
+  const std::vector<double> in = plain.to_doubles();
+  std::vector<double> values(in.size());
+  for_each_image_element(plain.shape(), [&](std::int64_t p, std::int64_t b) {
+    values[static_cast<std::size_t>(b)] = in[static_cast<std::size_t>(p)];
+  });
+  store_doubles(out, values);
+}
+
+void pack_weights_into(WeightLayout layout, const Tensor& w, Tensor& out) {
+  const std::vector<double> in = w.to_doubles();
+  std::vector<double> values(in.size());
+  for_each_weight(layout, w.shape(), [&](std::int64_t p, std::int64_t packed) {
+    values[static_cast<std::size_t>(packed)] = in[static_cast<std::size_t>(p)];
+  });
+  store_doubles(out, values);
+}
+
+Tensor unpack_weights(WeightLayout layout, const Tensor& packed, const Dims& plain_shape) {
+  const std::vector<double> in = packed.to_doubles();
+  std::vector<double> values(in.size());
+  for_each_weight(layout, plain_shape, [&](std::int64_t p, std::int64_t packed_flat) {
+    values[static_cast<std::size_t>(p)] = in[static_cast<std::size_t>(packed_flat)];
+  });
+  return Tensor::from_doubles(packed.dtype(), plain_shape, values);
+}
+
+dnnl::memory::desc dnnl_image_desc(const Dims& plain_shape, bool blocked) {
+  if (!blocked) return dnnl_plain_desc(plain_shape);
+  const dnnl::memory::dims dims(plain_shape.begin(), plain_shape.end());
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, dnnl::memory::format_tag::nChw8c);
+}
+
+dnnl::memory::desc dnnl_weight_desc(WeightLayout layout, const Dims& plain_shape, bool packed) {
+  using tag = dnnl::memory::format_tag;
+  dnnl::memory::dims dims(plain_shape.begin(), plain_shape.end());
+  if (layout == WeightLayout::Goihw8g) {
+    // (G, O/G = 1, C/G = 1, kh, kw): the same bytes as OIHW (C, 1, kh, kw).
+    dims = {plain_shape[0], 1, 1, plain_shape[2], plain_shape[3]};
+    return dnnl::memory::desc(dims, dnnl::memory::data_type::f32,
+                              packed ? tag::Goihw8g : tag::goihw);
+  }
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32,
+                            packed ? weight_format_tag(layout) : tag::oihw);
+}
+
+std::vector<Tensor> run_plain_reference(const KernelContext& outer, std::string_view op_name,
+                                        const Attrs& attrs, const std::vector<Tensor>& inputs) {
+  const OpDef& op = tscope::op_def(op_name);
+  std::vector<const Tensor*> input_slots;
+  for (const Tensor& input : inputs) input_slots.push_back(&input);
+  std::vector<Tensor> outputs(static_cast<std::size_t>(op.num_outputs));
+  std::vector<Tensor*> output_slots;
+  for (Tensor& output : outputs) output_slots.push_back(&output);
+  KernelContext inner;
+  inner.node = outer.node;
+  inner.attrs = &attrs;
+  inner.inputs = input_slots.data();
+  inner.outputs = output_slots.data();
+  inner.num_inputs = static_cast<int>(inputs.size());
+  inner.num_outputs = op.num_outputs;
+  inner.allocator = outer.allocator;
+  op.reference.fn(inner);
+  return outputs;
+}
+
+void run_dnnl_reorder(KernelContext& ctx, const dnnl::memory::desc& from_desc,
+                      const dnnl::memory::desc& to_desc, const Tensor& from, const Tensor& to) {
+  auto* state = dynamic_cast<ReorderState*>(ctx.state.get());
+  if (state == nullptr || !(state->from_shape == from.shape())) {
+    auto fresh = std::make_shared<ReorderState>();
+    fresh->from_shape = from.shape();
+    try {
+      const dnnl::reorder::primitive_desc pd(dnnl_engine(), from_desc, dnnl_engine(), to_desc);
+      fresh->call.primitive = dnnl::reorder(pd);
+      fresh->call.impl = pd.impl_info_str();
+    } catch (const dnnl::error& error) {
+      throw Error(ErrorKind::Internal, fmt::format("oneDNN rejected a reorder: {}", error.what()));
+    }
+    fresh->call.args = {{DNNL_ARG_FROM, dnnl_unbound_memory(from_desc)},
+                        {DNNL_ARG_TO, dnnl_unbound_memory(to_desc)}};
+    state = fresh.get();
+    ctx.state = std::move(fresh);
+  }
+  dnnl_bind(state->call, DNNL_ARG_FROM, from.raw_data());
+  dnnl_bind(state->call, DNNL_ARG_TO, to.raw_data());
+  dnnl_execute(state->call);
+}
+
+}  // namespace tscope::ops::detail

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+// The channel-blocked layout shared by ToChannelBlocks, FromChannelBlocks, PackConvWeights,
+// BlockedConv and the blocked pools. oneDNN's nChw8c layout of an (N, C, H, W) tensor with
+// C % 8 == 0 is, byte for byte, the row-major tensor (N, C/8, H, W, 8), so blocked data stays an
+// ordinary tensor with a real shape (elementwise ops run on it unchanged, the profile shows it).
+// Packed convolution weights are likewise plain tensors whose shape spells oneDNN's weight format:
+//   OIhw8i8o  (O/8, C/8, kh, kw, 8, 8)  w[ob*8+o, cb*8+i, h, w]   (groups 1, blocked input)
+//   Ohwi8o    (O/8, kh, kw, C, 8)       w[ob*8+o, c, h, w]        (groups 1, plain input, C < 8)
+//   Goihw8g   (G/8, kh, kw, 8)          w[gb*8+g, 0, h, w]        (depthwise: groups = C = O)
+#pragma once
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tscope/core/dims.h"
+#include "tscope/core/tensor.h"
+#include "tscope/graph/attrs.h"
+#include "tscope/graph/op_def.h"
+
+namespace tscope::ops::detail {
+
+/// The block size every blocked op supports today (AVX2's eight float lanes).
+inline constexpr std::int64_t kChannelBlock = 8;
+
+enum class WeightLayout { OIhw8i8o, Ohwi8o, Goihw8g };
+
+/// Parses the "layout" attr; throws InvalidArgument naming `label` and the value otherwise.
+[[nodiscard]] WeightLayout weight_layout_from(const std::string& name, std::string_view label);
+[[nodiscard]] dnnl::memory::format_tag weight_format_tag(WeightLayout layout);
+/// Whether a convolution with these weights reads blocked input (all but Ohwi8o).
+[[nodiscard]] bool reads_blocked_input(WeightLayout layout);
+
+/// Reads attr "block" and throws InvalidArgument naming `label` unless it is kChannelBlock.
+void check_block_attr(const Attrs& attrs, std::string_view label);
+
+/// (N, C, H, W) -> (N, C/8, H, W, 8); kUnknownDim entries stay unknown. Throws ShapeMismatch
+/// naming `label` when a known C is not a multiple of the block.
+[[nodiscard]] Dims blocked_shape(const Dims& plain, std::string_view label);
+/// (N, Cb, H, W, 8) -> (N, Cb * 8, H, W).
+[[nodiscard]] Dims plain_shape(const Dims& blocked);
+
+/// The packed shape of OIHW weights `w` (which must suit `layout`; ShapeMismatch otherwise) and
+/// the OIHW shape of packed weights for a convolution with `channels` inputs and `groups`.
+[[nodiscard]] Dims packed_weight_shape(WeightLayout layout, const Dims& w, std::int64_t groups,
+                                       std::string_view label);
+[[nodiscard]] Dims unpacked_weight_shape(WeightLayout layout, const Dims& packed,
+                                         std::int64_t channels);
+
+/// Reference permutations (values through doubles, any float dtype). unblock() returns a fresh
+/// contiguous tensor; block() writes into `out`, already allocated with the blocked shape.
+[[nodiscard]] Tensor unblock(const Tensor& blocked);
+void block_into(const Tensor& plain, Tensor& out);
+/// OIHW -> packed (into `out`, allocated with the packed shape) and packed -> OIHW.
+void pack_weights_into(WeightLayout layout, const Tensor& w, Tensor& out);
+[[nodiscard]] Tensor unpack_weights(WeightLayout layout, const Tensor& packed,
+                                    const Dims& plain_shape);
+
+/// oneDNN descriptors of logical (N, C, H, W) data stored plain (nchw) or blocked (nChw8c).
+[[nodiscard]] dnnl::memory::desc dnnl_image_desc(const Dims& plain_shape, bool blocked);
+/// The descriptor of OIHW weights in `layout` (depthwise as (G, 1, 1, kh, kw)), plain or packed.
+[[nodiscard]] dnnl::memory::desc dnnl_weight_desc(WeightLayout layout, const Dims& plain_shape,
+                                                  bool packed);
+
+/// Runs the reference kernel of op `op_name` on `inputs` with `attrs`, under `outer`'s node (for
+/// error context) and allocator: the blocked ops' reference kernels are the plain ops' reference
+/// kernels between unblock() and block_into(), so both layouts share one oracle.
+[[nodiscard]] std::vector<Tensor> run_plain_reference(const KernelContext& outer,
+                                                      std::string_view op_name, const Attrs& attrs,
+                                                      const std::vector<Tensor>& inputs);
+
+/// Copies `from` into `to` (both contiguous float32, one byte size) with a oneDNN reorder between
+/// the two descriptors, keeping the primitive in ctx.state until the shapes change.
+void run_dnnl_reorder(KernelContext& ctx, const dnnl::memory::desc& from_desc,
+                      const dnnl::memory::desc& to_desc, const Tensor& from, const Tensor& to);
+
+}  // namespace tscope::ops::detail

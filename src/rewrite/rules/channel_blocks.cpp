@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: Apache-2.0
+// One walk in topological order. A convolution that can run blocked starts a blocked value; pools
+// and elementwise ops whose data inputs all have blocked values continue it; every other client
+// of a value gets it back through FromChannelBlocks, created only where such a client exists.
+// Blocked and plain broadcasting agree on every axis but the channel axis, so an elementwise op
+// moves only when its data inputs share one static channel count and its other inputs are scalar
+// constants.
+#include "tscope/rewrite/channel_block_rules.h"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <source_location>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "tscope/ops/registry.h"
+#include "tscope/ops/shape.h"
+
+namespace tscope::rewrite {
+namespace {
+constexpr std::int64_t kBlock = 8;
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+using Clients = std::unordered_map<const VariableNode*, std::vector<ApplyNode*>>;
+
+Clients find_clients(const std::vector<ApplyNode*>& order) {
+  Clients clients;
+  for (ApplyNode* node : order) {
+    for (const Variable& input : node->inputs()) clients[input.node()].push_back(node);
+  }
+  return clients;
+}
+
+// The weight layout BlockedConv needs for a convolution with these channel counts, or none when
+// the convolution stays on plain data. "Ohwi8o" reads plain input: a first layer with fewer
+// channels than a block (RGB images).
+std::optional<std::string> weight_layout(std::int64_t channels, std::int64_t out_channels,
+                                         std::int64_t groups) {
+  if (channels <= 0 || out_channels <= 0 || out_channels % kBlock != 0) return std::nullopt;
+  if (groups == 1) {
+    if (channels % kBlock == 0) return "OIhw8i8o";
+    if (channels < kBlock) return "Ohwi8o";
+    return std::nullopt;
+  }
+  if (groups == channels && groups == out_channels && channels % kBlock == 0) return "Goihw8g";
+  return std::nullopt;
+}
+
+std::optional<double> scalar_constant_value(const Variable& value) {
+  if (value.kind() != VariableKind::Constant || value.constant_value().numel() != 1) {
+    return std::nullopt;
+  }
+  return value.constant_value().to_doubles()[0];
+}
+
+bool is_float32_image(const Variable& value) {
+  return value.dtype() == DType::Float32 && value.rank() == 4;
+}
+
+class ChannelBlocker {
+ public:
+  explicit ChannelBlocker(FunctionGraph& graph)
+      : graph_(graph), order_(graph.toposort()), clients_(find_clients(order_)) {}
+
+  std::int64_t run() {
+    for (const Variable& output : graph_.outputs()) graph_outputs_.insert(output.node());
+    for (ApplyNode* node : order_) {
+      if (moved_.contains(node)) continue;
+      const std::string_view name = node->op().name;
+      if (name == "Conv") {
+        move_conv(*node);
+      } else if (name == "MaxPool" || name == "AveragePool") {
+        move_pool(*node);
+      } else if (node->op().traits.elementwise) {
+        move_elementwise(*node);
+      }
+    }
+    restore_plain_clients();
+    return changes_;
+  }
+
+ private:
+  // The single client of `value` when it has exactly one and `value` is not a graph output.
+  ApplyNode* only_client(const Variable& value) const {
+    if (graph_outputs_.contains(value.node())) return nullptr;
+    const auto found = clients_.find(value.node());
+    if (found == clients_.end() || found->second.size() != 1) return nullptr;
+    return found->second.front();
+  }
+
+  // `add`'s other input when it is a (1, O, 1, 1) broadcast of a float32 (O,) vector.
+  static std::optional<Variable> bias_of(const ApplyNode& add, const Variable& conv_output,
+                                         std::int64_t out_channels) {
+    if (add.op().name != "Add" || add.num_inputs() != 2) return std::nullopt;
+    const Variable& other = add.input(0) == conv_output ? add.input(1) : add.input(0);
+    const ApplyNode* shuffle = other.owner();
+    if (other == conv_output || shuffle == nullptr || shuffle->op().name != "DimShuffle") {
+      return std::nullopt;
+    }
+    const std::vector<std::int64_t> channel_vector{kNewAxis, 0, kNewAxis, kNewAxis};
+    const Variable& vector = shuffle->input(0);
+    if (shuffle->attrs().get_ints("pattern") != channel_vector || vector.rank() != 1 ||
+        vector.dtype() != DType::Float32 || vector.type().dims[0] != out_channels) {
+      return std::nullopt;
+    }
+    return vector;
+  }
+
+  // `node`'s bound when it is maximum / minimum of `value` and a scalar constant.
+  static std::optional<double> bound_of(const ApplyNode& node, const Variable& value,
+                                        std::string_view op_name) {
+    if (node.op().name != op_name || node.num_inputs() != 2) return std::nullopt;
+    const Variable& other = node.input(0) == value ? node.input(1) : node.input(0);
+    if (other == value) return std::nullopt;
+    const std::optional<double> bound = scalar_constant_value(other);
+    if (!bound || std::isnan(*bound)) return std::nullopt;
+    return bound;
+  }
+
+  void move_conv(ApplyNode& conv) {
+    const Variable& x = conv.input(0);
+    const Variable& w = conv.input(1);
+    if (!is_float32_image(x) || w.kind() != VariableKind::Constant || w.rank() != 4 ||
+        w.dtype() != DType::Float32) {
+      return;
+    }
+    const std::int64_t groups = conv.attrs().get_int("groups");
+    const std::int64_t out_channels = w.type().dims[0];
+    const std::int64_t channels = w.type().dims[1] * groups;
+    const std::optional<std::string> layout = weight_layout(channels, out_channels, groups);
+    if (!layout) return;
+    const bool in_blocked = *layout != "Ohwi8o";
+    const std::int64_t x_channels = x.type().dims[1];
+    if (x_channels != kUnknownDim && x_channels != channels) return;  // the type rule's to report
+
+    Attrs attrs = conv.attrs();
+    attrs.set("layout", *layout);
+    attrs.set("block", kBlock);
+    attrs.set("in_blocked", in_blocked);
+    attrs.set("channels", channels);
+    attrs.set("out_channels", out_channels);
+    std::vector<Variable> inputs{in_blocked ? blocked(x, conv.provenance()) : x,
+                                 packed_weights(w, groups, *layout, conv.provenance())};
+
+    // Absorb what follows: a bias add, then max(., lower) and / or min(., upper).
+    Variable result = conv.output(0);
+    ApplyNode* next = only_client(result);
+    if (next != nullptr) {
+      if (std::optional<Variable> bias = bias_of(*next, result, out_channels)) {
+        inputs.push_back(*bias);
+        absorb(*next, result);
+        next = only_client(result);
+      }
+    }
+    double lower = -kInfinity;
+    double upper = kInfinity;
+    if (next != nullptr) {
+      if (std::optional<double> bound = bound_of(*next, result, "Maximum")) {
+        lower = *bound;
+        absorb(*next, result);
+        next = only_client(result);
+      }
+    }
+    if (next != nullptr) {
+      if (std::optional<double> bound = bound_of(*next, result, "Minimum");
+          bound && *bound >= lower) {
+        upper = *bound;
+        absorb(*next, result);
+      }
+    }
+    attrs.set("has_bias", inputs.size() == 3);
+    attrs.set("lower", lower);
+    attrs.set("upper", upper);
+    const auto blocked_conv = ApplyNode::create(op_def("BlockedConv"), std::move(inputs),
+                                                std::move(attrs), conv.provenance());
+    record(result, blocked_conv->output(0));
+  }
+
+  void move_pool(ApplyNode& pool) {
+    const Variable& x = pool.input(0);
+    if (!is_float32_image(x) || !has_blocked(x)) return;
+    Attrs attrs = pool.attrs();
+    attrs.set("block", kBlock);
+    const std::string_view name = pool.op().name == "MaxPool" ? "BlockedMaxPool" : "BlockedAvgPool";
+    const auto blocked_pool = ApplyNode::create(op_def(name), {blocked(x, pool.provenance())},
+                                                std::move(attrs), pool.provenance());
+    record(pool.output(0), blocked_pool->output(0));
+  }
+
+  void move_elementwise(ApplyNode& node) {
+    if (node.num_outputs() != 1 || !is_float32_image(node.output(0))) return;
+    std::optional<std::int64_t> channels;
+    for (const Variable& input : node.inputs()) {
+      if (scalar_constant_value(input)) continue;
+      if (!has_blocked(input) || input.type().dims[1] == kUnknownDim) return;
+      if (channels && *channels != input.type().dims[1]) return;
+      channels = input.type().dims[1];
+    }
+    if (!channels) return;
+    std::vector<Variable> inputs;
+    for (const Variable& input : node.inputs()) {
+      const std::optional<double> scalar = scalar_constant_value(input);
+      // A rank-0 scalar broadcasts against the rank-5 blocked tensor as it did against rank 4.
+      inputs.push_back(scalar ? make_constant(Tensor::scalar(*scalar, input.dtype()), input.name(),
+                                              std::source_location::current())
+                              : blocked(input, node.provenance()));
+    }
+    const auto moved =
+        ApplyNode::create(node.op(), std::move(inputs), node.attrs(), node.provenance());
+    record(node.output(0), moved->output(0));
+  }
+
+  [[nodiscard]] bool has_blocked(const Variable& value) const {
+    return blocked_.contains(value.node());
+  }
+
+  // The blocked value of `value`, entering the layout through ToChannelBlocks when it has none.
+  Variable blocked(const Variable& value, const Provenance& provenance) {
+    if (const auto found = blocked_.find(value.node()); found != blocked_.end()) {
+      return found->second;
+    }
+    const auto reorder = ApplyNode::create(op_def("ToChannelBlocks"), {value},
+                                           Attrs{{"block", kBlock}}, provenance);
+    blocked_.emplace(value.node(), reorder->output(0));
+    return reorder->output(0);
+  }
+
+  Variable packed_weights(const Variable& w, std::int64_t groups, const std::string& layout,
+                          const Provenance& provenance) {
+    const auto pack = ApplyNode::create(
+        op_def("PackConvWeights"), {w},
+        Attrs{{"block", kBlock}, {"groups", groups}, {"layout", layout}}, provenance);
+    return pack->output(0);
+  }
+
+  void absorb(ApplyNode& node, Variable& result) {
+    moved_.insert(&node);
+    result = node.output(0);
+    ++changes_;
+  }
+
+  void record(const Variable& plain, const Variable& blocked_value) {
+    blocked_.emplace(plain.node(), blocked_value);
+    moved_plain_.push_back(plain);
+    if (const ApplyNode* owner = plain.owner()) moved_.insert(owner);
+    ++changes_;
+  }
+
+  // Clients that stayed on plain data (and graph outputs) read a FromChannelBlocks of the value.
+  void restore_plain_clients() {
+    for (const Variable& plain : moved_plain_) {
+      bool needed = graph_outputs_.contains(plain.node());
+      if (const auto found = clients_.find(plain.node()); found != clients_.end()) {
+        for (const ApplyNode* client : found->second) needed = needed || !moved_.contains(client);
+      }
+      if (!needed) continue;
+      const Variable& blocked_value = blocked_.at(plain.node());
+      const auto reorder =
+          ApplyNode::create(op_def("FromChannelBlocks"), {blocked_value},
+                            Attrs{{"block", kBlock}}, plain.owner()->provenance());
+      graph_.replace(plain, reorder->output(0));
+    }
+  }
+
+  FunctionGraph& graph_;
+  std::vector<ApplyNode*> order_;
+  Clients clients_;
+  std::unordered_set<const VariableNode*> graph_outputs_;
+  std::unordered_map<const VariableNode*, Variable> blocked_;
+  std::unordered_set<const ApplyNode*> moved_;
+  std::vector<Variable> moved_plain_;
+  std::int64_t changes_ = 0;
+};
+}  // namespace
+
+std::int64_t use_channel_blocks(FunctionGraph& graph) { return ChannelBlocker(graph).run(); }
+
+}  // namespace tscope::rewrite

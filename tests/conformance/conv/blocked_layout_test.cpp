@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: Apache-2.0
+// The channel-blocked ops: ToChannelBlocks / FromChannelBlocks / PackConvWeights element by
+// element and against oneDNN's format tags (the fast kernels are oneDNN reorders), BlockedConv and
+// the blocked pools against the plain ops they stand for, fast against reference kernels, and the
+// type rules' errors. Weights here are graph inputs, so the rewrite leaves the plain ops alone and
+// the tests build the blocked nodes themselves.
+#include <cmath>
+#include <limits>
+
+#include "conv_test_util.h"
+
+namespace tscope {
+namespace {
+using testing::all_close;
+using testing::fast_matches_reference;
+using testing::random_tensor;
+using testing::run_graph;
+using testing::throws_naming;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+Variable op1(std::string_view name, std::vector<Variable> inputs, Attrs attrs) {
+  return apply_op1(op_def(name), std::move(inputs), std::move(attrs),
+                   std::source_location::current());
+}
+
+Variable to_blocks(const Variable& x) { return op1("ToChannelBlocks", {x}, {{"block", 8}}); }
+Variable from_blocks(const Variable& x) { return op1("FromChannelBlocks", {x}, {{"block", 8}}); }
+Variable pack(const Variable& w, std::int64_t groups, const std::string& layout) {
+  return op1("PackConvWeights", {w}, {{"block", 8}, {"groups", groups}, {"layout", layout}});
+}
+
+TEST(ChannelBlockReorders, ElementsLandWhereTheLayoutSays) {
+  Variable x = tensor4(DType::Float32, "x");
+  const Tensor value = random_tensor(DType::Float32, {2, 16, 3, 5}, 1);
+  const std::vector<Tensor> out = run_graph({x}, {to_blocks(x), from_blocks(to_blocks(x))}, {value});
+  ASSERT_EQ(out[0].shape(), (Dims{2, 2, 3, 5, 8}));
+  // y[n, cb, h, w, i] = x[n, cb * 8 + i, h, w]
+  EXPECT_EQ(out[0].at((((1 * 2 + 1) * 3 + 2) * 5 + 4) * 8 + 3),
+            value.at(((1 * 16 + 11) * 3 + 2) * 5 + 4));
+  EXPECT_TRUE(all_close(out[1], value, 0, 0));
+  EXPECT_TRUE(fast_matches_reference({x}, {to_blocks(x), from_blocks(to_blocks(x))}, {value}, 0, 0));
+}
+
+// The reference packing loops are checked against oneDNN's own reorder into the format tag of the
+// same name (the fast kernel), so BlockedConv hands oneDNN the bytes its tag describes.
+TEST(ChannelBlockReorders, PackedWeightsMatchOneDnnFormatTags) {
+  struct Case {
+    std::string layout;
+    Dims w;
+    std::int64_t groups;
+    Dims packed;
+  };
+  const std::vector<Case> cases = {{"OIhw8i8o", {16, 24, 3, 3}, 1, {2, 3, 3, 3, 8, 8}},
+                                   {"Ohwi8o", {16, 3, 7, 7}, 1, {2, 7, 7, 3, 8}},
+                                   {"Goihw8g", {24, 1, 3, 3}, 24, {3, 3, 3, 8}}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.layout);
+    Variable w = tensor(DType::Float32, c.w, "w");  // packing needs static weight shapes
+    const Tensor value = random_tensor(DType::Float32, c.w, 2);
+    EXPECT_TRUE(fast_matches_reference({w}, {pack(w, c.groups, c.layout)}, {value}, 0, 0));
+    EXPECT_EQ(run_graph({w}, {pack(w, c.groups, c.layout)}, {value})[0].shape(), c.packed);
+  }
+  // One element each, spelled out: w[o, c, h, w] with o = 13, c = 2 or 10, h = 1, w = 2.
+  Variable w = tensor(DType::Float32, {16, 24, 3, 3}, "w");
+  const Tensor oihw = random_tensor(DType::Float32, {16, 24, 3, 3}, 3);
+  const Tensor blocked = run_graph({w}, {pack(w, 1, "OIhw8i8o")}, {oihw})[0];
+  EXPECT_EQ(blocked.at(((((1 * 3 + 1) * 3 + 1) * 3 + 2) * 8 + 2) * 8 + 5),
+            oihw.at(((13 * 24 + 10) * 3 + 1) * 3 + 2));
+  const Tensor rgb = random_tensor(DType::Float32, {16, 3, 7, 7}, 4);
+  Variable w_rgb = tensor(DType::Float32, {16, 3, 7, 7}, "w_rgb");
+  const Tensor stem = run_graph({w_rgb}, {pack(w_rgb, 1, "Ohwi8o")}, {rgb})[0];
+  EXPECT_EQ(stem.at((((1 * 7 + 1) * 7 + 2) * 3 + 2) * 8 + 5), rgb.at(((13 * 3 + 2) * 7 + 1) * 7 + 2));
+}
+
+struct ConvCase {
+  std::string name;
+  Dims x;
+  Dims w;
+  ConvOptions options;
+  bool bias;
+  double lower;
+  double upper;
+};
+
+std::string layout_for(const ConvCase& c) {
+  if (c.options.groups > 1) return "Goihw8g";
+  return c.x[1] % 8 == 0 ? "OIhw8i8o" : "Ohwi8o";
+}
+
+// BlockedConv(ToChannelBlocks(x), PackConvWeights(w), b) read back, and clamp(conv(x, w) + b).
+std::pair<Variable, Variable> blocked_and_plain(const ConvCase& c, const Variable& x,
+                                                const Variable& w, const Variable& b) {
+  Variable plain = conv2d(x, w, c.options);
+  Attrs attrs = plain.owner()->attrs();
+  const std::string layout = layout_for(c);
+  const bool in_blocked = layout != "Ohwi8o";
+  attrs.set("layout", layout);
+  attrs.set("block", std::int64_t{8});
+  attrs.set("in_blocked", in_blocked);
+  attrs.set("channels", c.x[1]);
+  attrs.set("out_channels", c.w[0]);
+  attrs.set("has_bias", c.bias);
+  attrs.set("lower", c.lower);
+  attrs.set("upper", c.upper);
+  std::vector<Variable> inputs{in_blocked ? to_blocks(x) : x, pack(w, c.options.groups, layout)};
+  if (c.bias) {
+    inputs.push_back(b);
+    plain = plain + dimshuffle(b, {kNewAxis, 0, kNewAxis, kNewAxis});
+  }
+  if (std::isfinite(c.lower)) plain = maximum(plain, c.lower);
+  if (std::isfinite(c.upper)) plain = minimum(plain, c.upper);
+  return {from_blocks(op1("BlockedConv", std::move(inputs), std::move(attrs))), plain};
+}
+
+TEST(BlockedConv, MatchesConvWithBiasAndClamp) {
+  const std::vector<ConvCase> cases = {
+      {"3x3", {2, 16, 9, 11}, {16, 16, 3, 3}, {.padding = Padding::symmetric({1, 1})}, true, 0, kInf},
+      {"3x3 s2", {1, 16, 10, 9}, {24, 16, 3, 3},
+       {.strides = {2, 2}, .padding = Padding::symmetric({1, 1})}, true, -kInf, kInf},
+      {"1x1 s2", {2, 32, 7, 7}, {16, 32, 1, 1}, {.strides = {2, 2}}, false, -kInf, kInf},
+      {"stem 7x7 C=3", {2, 3, 19, 17}, {8, 3, 7, 7},
+       {.strides = {2, 2}, .padding = Padding::symmetric({3, 3})}, true, 0, kInf},
+      {"depthwise s1 relu6", {1, 24, 8, 9}, {24, 1, 3, 3},
+       {.padding = Padding::symmetric({1, 1}), .groups = 24}, true, 0, 6},
+      {"depthwise s2 dilated", {2, 16, 11, 10}, {16, 1, 3, 3},
+       {.strides = {2, 2}, .padding = Padding::symmetric({2, 2}), .dilations = {2, 2}, .groups = 16},
+       false, -kInf, 0.25},
+  };
+  for (const ConvCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    Variable x = tensor4(DType::Float32, "x");
+    Variable w = tensor(DType::Float32, c.w, "w");
+    Variable b = vector(DType::Float32, "b");
+    const auto [blocked, plain] = blocked_and_plain(c, x, w, b);
+    const std::vector<Tensor> values{random_tensor(DType::Float32, c.x, 5),
+                                     random_tensor(DType::Float32, c.w, 6),
+                                     random_tensor(DType::Float32, {c.w[0]}, 7)};
+    const std::vector<Tensor> out = run_graph({x, w, b}, {blocked, plain}, values);
+    EXPECT_TRUE(all_close(out[0], out[1], 1e-5, 1e-5));
+    EXPECT_TRUE(fast_matches_reference({x, w, b}, {blocked}, values, 1e-5, 1e-5));
+  }
+}
+
+TEST(BlockedConv, PrintedNameShowsLayoutAndEpilogue) {
+  const ConvCase c{"relu6", {1, 8, 4, 4}, {8, 1, 3, 3}, {.groups = 8}, true, 0, 6};
+  Variable x = tensor4(DType::Float32, "x");
+  const auto [blocked, plain] = blocked_and_plain(c, x, tensor(DType::Float32, c.w, "w"),
+                                                  vector(DType::Float32, "b"));
+  EXPECT_EQ(blocked.owner()->input(0).owner()->op_string(),
+            "Conv2d{stride=(1,1),pad=(0,0),dilation=(1,1),groups=8,nChw8c,bias,clip(0,6)}");
+}
+
+TEST(BlockedPools, MatchPlainPools) {
+  struct PoolCase {
+    std::string op;
+    PoolOptions options;
+  };
+  const std::vector<PoolCase> cases = {
+      {"max", {.kernel = {3, 3}, .strides = {2, 2}, .padding = Padding::symmetric({1, 1})}},
+      {"max", {.kernel = {2, 2}}},
+      {"avg", {.kernel = {3, 3}, .strides = {1, 1}, .padding = Padding::symmetric({1, 1}),
+               .include_pad = true}},
+      {"avg", {.kernel = {3, 3}, .strides = {2, 2}, .padding = Padding::symmetric({1, 1})}},
+  };
+  for (const PoolCase& c : cases) {
+    SCOPED_TRACE(c.op);
+    Variable x = tensor4(DType::Float32, "x");
+    Variable plain = c.op == "max" ? max_pool2d(x, c.options) : avg_pool2d(x, c.options);
+    Attrs attrs = plain.owner()->attrs();
+    attrs.set("block", std::int64_t{8});
+    Variable blocked =
+        from_blocks(op1(c.op == "max" ? "BlockedMaxPool" : "BlockedAvgPool", {to_blocks(x)}, attrs));
+    const std::vector<Tensor> values{random_tensor(DType::Float32, {2, 16, 11, 9}, 8)};
+    const std::vector<Tensor> out = run_graph({x}, {blocked, plain}, values);
+    EXPECT_TRUE(all_close(out[0], out[1], 1e-6, 1e-7));
+    EXPECT_TRUE(fast_matches_reference({x}, {blocked}, values, 1e-6, 1e-7));
+  }
+}
+
+TEST(ChannelBlockErrors, NameTheProblem) {
+  Variable x12 = constant(Tensor::zeros(DType::Float32, {1, 12, 4, 4}), "x12");
+  EXPECT_TRUE(throws_naming([&] { (void)to_blocks(x12); }, ErrorKind::ShapeMismatch,
+                            {"ToChannelBlocks", "12 channels", "multiple of the block 8"}));
+  Variable x64 = tensor4(DType::Float64, "x64");
+  EXPECT_TRUE(throws_naming([&] { (void)to_blocks(x64); }, ErrorKind::TypeMismatch,
+                            {"ToChannelBlocks", "float32", "float64"}));
+  Variable plain = tensor4(DType::Float32, "plain");
+  EXPECT_TRUE(throws_naming([&] { (void)from_blocks(plain); }, ErrorKind::ShapeMismatch,
+                            {"FromChannelBlocks", "(N, C/8, H, W, 8)"}));
+  Variable w = constant(Tensor::zeros(DType::Float32, {12, 8, 3, 3}), "w");
+  EXPECT_TRUE(throws_naming([&] { (void)pack(w, 1, "OIhw8i8o"); }, ErrorKind::ShapeMismatch,
+                            {"PackConvWeights", "(12, 8, 3, 3)", "O is not a multiple of 8"}));
+  EXPECT_TRUE(throws_naming([&] { (void)pack(w, 1, "OIhw16i16o"); }, ErrorKind::InvalidArgument,
+                            {"unknown weight layout 'OIhw16i16o'"}));
+  Variable x = tensor4(DType::Float32, "x");
+  Variable w8 = constant(Tensor::zeros(DType::Float32, {8, 8, 3, 3}), "w8");
+  Attrs attrs = conv2d(x, w8).owner()->attrs();
+  attrs.set("layout", std::string("OIhw8i8o"));
+  attrs.set("block", std::int64_t{8});
+  attrs.set("in_blocked", true);
+  attrs.set("channels", std::int64_t{16});  // the packed weights hold 8 input channels
+  attrs.set("out_channels", std::int64_t{8});
+  attrs.set("has_bias", false);
+  attrs.set("lower", -kInf);
+  attrs.set("upper", kInf);
+  EXPECT_TRUE(throws_naming([&] { (void)op1("BlockedConv", {to_blocks(x), pack(w8, 1, "OIhw8i8o")}, attrs); },
+                            ErrorKind::ShapeMismatch, {"BlockedConv", "packed weights", "16 -> 8 channels"}));
+}
+
+}  // namespace
+}  // namespace tscope

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: Apache-2.0
+// use_channel_blocks and fold_constant_layouts: which nodes move onto the nChw8c layout, what they
+// absorb, where data leaves the layout again, provenance, and that every rewritten graph computes
+// what the plain graph computes (the same function compiled with the rule excluded).
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "support/test_util.h"
+
+namespace tscope {
+namespace {
+using testing::all_close;
+using testing::random_tensor;
+
+Variable conv_weights(std::int64_t out, std::int64_t in, std::int64_t k, std::uint64_t seed) {
+  return constant(random_tensor(DType::Float32, {out, in, k, k}, seed), "w" + std::to_string(seed));
+}
+
+Variable with_bias(const Variable& y, std::int64_t channels, std::uint64_t seed) {
+  const Variable bias = constant(random_tensor(DType::Float32, {channels}, seed), "b");
+  return y + dimshuffle(bias, {kNewAxis, 0, kNewAxis, kNewAxis});
+}
+
+std::map<std::string, int> op_counts(const Function& f) {
+  std::map<std::string, int> counts;
+  for (const ApplyNode* node : f.graph().toposort()) ++counts[std::string(node->op().name)];
+  return counts;
+}
+
+const ApplyNode* first_node(const Function& f, std::string_view op_name) {
+  for (const ApplyNode* node : f.graph().toposort()) {
+    if (node->op().name == op_name) return node;
+  }
+  return nullptr;
+}
+
+Function compile(const std::vector<Variable>& inputs, const std::vector<Variable>& outputs,
+                 bool blocked) {
+  FunctionOptions options;
+  if (!blocked) options.excluded_rewrites = {"use_channel_blocks"};
+  return function(inputs, outputs, {}, options);
+}
+
+// Runs both compilations on `values` and compares every output.
+void expect_same_results(Function& blocked, Function& plain, const std::vector<Tensor>& values) {
+  const std::vector<Tensor> expected = plain(values);
+  const std::vector<Tensor> actual = blocked(values);
+  ASSERT_EQ(actual.size(), expected.size());
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    EXPECT_TRUE(all_close(actual[i], expected[i], 1e-4, 1e-5)) << "output " << i;
+  }
+}
+
+// An RGB stem (3 -> 16, bias, ReLU), a 3x3 convolution with bias and ReLU6, a max pool, a
+// residual add and a global average pool: the shape of a small ResNet / MobileNet.
+TEST(ChannelBlocks, SmallCnnMovesOntoBlocksAndMatchesPlain) {
+  Variable x = tensor4(DType::Float32, "x");
+  Variable stem = relu(with_bias(conv2d(x, conv_weights(16, 3, 3, 1), {.strides = {2, 2},
+                                                               .padding = Padding::symmetric({1, 1})}),
+                                 16, 2));
+  Variable body = with_bias(conv2d(stem, conv_weights(16, 16, 3, 3),
+                                   {.padding = Padding::symmetric({1, 1})}),
+                            16, 4);
+  body = minimum(maximum(body, 0.0), 6.0);
+  Variable pooled = max_pool2d(body + stem, {.kernel = {3, 3}, .strides = {2, 2},
+                                             .padding = Padding::symmetric({1, 1})});
+  Variable out = global_avg_pool(pooled);
+
+  Function blocked = compile({x}, {out}, true);
+  Function plain = compile({x}, {out}, false);
+  const std::map<std::string, int> counts = op_counts(blocked);
+  EXPECT_EQ(counts.at("BlockedConv"), 2);
+  EXPECT_EQ(counts.at("BlockedMaxPool"), 1);
+  EXPECT_EQ(counts.at("FromChannelBlocks"), 1);  // only before the global average pool
+  EXPECT_FALSE(counts.contains("ToChannelBlocks"));  // the stem reads plain RGB (Ohwi8o)
+  EXPECT_FALSE(counts.contains("PackConvWeights"));  // folded: the weights are constants
+  EXPECT_FALSE(counts.contains("Conv"));
+  EXPECT_FALSE(counts.contains("Maximum"));  // both clamps became post-ops
+  EXPECT_FALSE(counts.contains("Minimum"));
+  EXPECT_EQ(counts.at("Add"), 1);  // the residual add, now on blocked data
+  const ApplyNode* body_conv = nullptr;
+  for (const ApplyNode* node : blocked.graph().toposort()) {
+    if (node->op().name == "BlockedConv" && node->attrs().get_bool("in_blocked")) body_conv = node;
+  }
+  ASSERT_NE(body_conv, nullptr);
+  EXPECT_TRUE(body_conv->attrs().get_bool("has_bias"));
+  EXPECT_EQ(body_conv->attrs().get_double("lower"), 0.0);
+  EXPECT_EQ(body_conv->attrs().get_double("upper"), 6.0);
+
+  expect_same_results(blocked, plain, {random_tensor(DType::Float32, {2, 3, 17, 15}, 9)});
+  expect_same_results(blocked, plain, {random_tensor(DType::Float32, {1, 3, 32, 32}, 10)});
+}
+
+TEST(ChannelBlocks, ReplacementsKeepTheUserCreationSite) {
+  Variable x = tensor4(DType::Float32, "x");
+  const int conv_line = __LINE__ + 1;
+  Variable y = conv2d(x, conv_weights(8, 8, 1, 1));
+  Function f = compile({x}, {y}, true);
+  for (const ApplyNode* node : f.graph().toposort()) {
+    EXPECT_EQ(node->provenance().site.line, static_cast<std::uint32_t>(conv_line))
+        << node->to_string();
+    EXPECT_EQ(node->provenance().user_op, "Conv") << node->to_string();
+  }
+  EXPECT_EQ(op_counts(f), (std::map<std::string, int>{
+                              {"BlockedConv", 1}, {"FromChannelBlocks", 1}, {"ToChannelBlocks", 1}}));
+}
+
+TEST(ChannelBlocks, DepthwiseConvolutionUsesGroupBlocks) {
+  Variable x = tensor4(DType::Float32, "x");
+  Variable y = relu(conv2d(x, conv_weights(16, 1, 3, 5), {.strides = {2, 2},
+                                                      .padding = Padding::symmetric({1, 1}),
+                                                      .groups = 16}));
+  Function blocked = compile({x}, {y}, true);
+  Function plain = compile({x}, {y}, false);
+  const ApplyNode* conv = first_node(blocked, "BlockedConv");
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->attrs().get_string("layout"), "Goihw8g");
+  EXPECT_EQ(conv->attrs().get_double("lower"), 0.0);
+  expect_same_results(blocked, plain, {random_tensor(DType::Float32, {2, 16, 9, 10}, 6)});
+}
+
+TEST(ChannelBlocks, PlainClientsReadOneReorderedCopy) {
+  Variable x = tensor4(DType::Float32, "x");
+  Variable y = conv2d(x, conv_weights(8, 8, 3, 7), {.padding = Padding::same()});
+  // exp is elementwise and moves; the sums (reductions) and the returned y need plain data.
+  Variable out = sum(exp(y)) + sum(y);
+  Function blocked = compile({x}, {out, y}, true);
+  Function plain = compile({x}, {out, y}, false);
+  const std::map<std::string, int> counts = op_counts(blocked);
+  EXPECT_EQ(counts.at("BlockedConv"), 1);
+  // y once (read by a sum and returned), exp(y) once (read by a sum).
+  EXPECT_EQ(counts.at("FromChannelBlocks"), 2);
+  expect_same_results(blocked, plain, {random_tensor(DType::Float32, {1, 8, 6, 5}, 8, -0.3, 0.3)});
+}
+
+TEST(ChannelBlocks, LeavesWhatCannotRunBlocked) {
+  Variable x = tensor4(DType::Float32, "x");
+  const Variable w_shared = shared(random_tensor(DType::Float32, {8, 8, 3, 3}, 1), "w");
+  const Variable odd_out = conv2d(x, conv_weights(12, 8, 3, 2));          // O % 8 != 0
+  const Variable trainable = conv2d(x, w_shared);                        // weights not constant
+  const Variable grouped = conv2d(x, conv_weights(8, 4, 3, 3), {.groups = 2});  // neither
+  Function f = compile({x}, {odd_out, trainable, grouped}, true);
+  EXPECT_EQ(op_counts(f), (std::map<std::string, int>{{"Conv", 3}}));
+}
+
+TEST(ChannelBlocks, ChannelsPerBroadcastStayPlain) {
+  // An add of a (1, C, 1, 1) tensor that is not a convolution's bias needs plain channels.
+  Variable x = tensor4(DType::Float32, "x");
+  Variable scale = constant(random_tensor(DType::Float32, {1, 8, 1, 1}, 12), "scale");
+  Variable y = conv2d(x, conv_weights(8, 8, 1, 4)) * scale;
+  Function blocked = compile({x}, {y}, true);
+  Function plain = compile({x}, {y}, false);
+  EXPECT_EQ(op_counts(blocked).at("Mul"), 1);
+  EXPECT_EQ(first_node(blocked, "Mul")->output(0).rank(), 4);
+  expect_same_results(blocked, plain, {random_tensor(DType::Float32, {2, 8, 4, 4}, 11)});
+}
+
+TEST(ChannelBlocks, ExcludingAnUnknownRewriteIsAnError) {
+  Variable x = tensor4(DType::Float32, "x");
+  FunctionOptions options;
+  options.excluded_rewrites = {"use_chanel_blocks"};
+  try {
+    (void)function({x}, {relu(x)}, {}, options);
+    FAIL() << "expected InvalidArgument";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(error.what()).find("'use_chanel_blocks'"), std::string::npos);
+    EXPECT_NE(std::string(error.what()).find("use_channel_blocks"), std::string::npos);
+  }
+}
+
+TEST(ConstantLayoutFolding, PackedWeightsBecomeNamedConstants) {
+  Variable x = tensor4(DType::Float32, "x");
+  Variable y = conv2d(x, conv_weights(16, 8, 3, 5));
+  Function folded = compile({x}, {y}, true);
+  const ApplyNode* conv = first_node(folded, "BlockedConv");
+  ASSERT_NE(conv, nullptr);
+  const Variable& packed = conv->input(1);
+  ASSERT_EQ(packed.kind(), VariableKind::Constant);
+  EXPECT_EQ(packed.name(), "w5 (PackConvWeights)");
+  EXPECT_EQ(packed.constant_value().shape(), (Dims{2, 1, 3, 3, 8, 8}));
+
+  FunctionOptions unfolded_options;
+  unfolded_options.excluded_rewrites = {"fold_constant_layouts"};
+  Function unfolded = function({x}, {y}, {}, unfolded_options);
+  EXPECT_EQ(op_counts(unfolded).at("PackConvWeights"), 1);
+  const Tensor value = random_tensor(DType::Float32, {1, 8, 5, 5}, 3);
+  EXPECT_TRUE(all_close(folded({value})[0], unfolded({value})[0], 0, 0));
+}
+
+}  // namespace
+}  // namespace tscope
