@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
                                               tscope::cli::add_ops_command(app),
                                               tscope::cli::add_report_command(app),
                                               tscope::cli::add_onnx_conformance_command(app),
-                                              tscope::cli::add_run_command(app)};
+                                              tscope::cli::add_run_command(app),
+                                              tscope::cli::add_bench_command(app)};
   CLI11_PARSE(app, argc, argv);
   try {
     for (const auto& action : actions) {

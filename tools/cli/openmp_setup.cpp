@@ -39,4 +39,10 @@ std::string openmp_description() {
                      policy != nullptr ? policy : "default (spin, then sleep)");
 }
 
+void set_openmp_threads(int threads) {
+  using SetThreads = void (*)(int);
+  auto* set_threads = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  if (set_threads != nullptr) set_threads(threads);
+}
+
 }  // namespace tscope::cli

@@ -16,4 +16,8 @@ void reexec_with_passive_openmp_wait(char** argv);
 /// no OpenMP runtime is loaded.
 [[nodiscard]] std::string openmp_description();
 
+/// Sets the threads of oneDNN's parallel regions (omp_set_num_threads of the loaded runtime; no
+/// effect when none is loaded).
+void set_openmp_threads(int threads);
+
 }  // namespace tscope::cli

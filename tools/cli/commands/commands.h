@@ -13,5 +13,6 @@ Action add_ops_command(CLI::App& app);
 Action add_report_command(CLI::App& app);
 Action add_onnx_conformance_command(CLI::App& app);
 Action add_run_command(CLI::App& app);
+Action add_bench_command(CLI::App& app);
 
 }  // namespace tscope::cli

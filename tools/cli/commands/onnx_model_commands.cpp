@@ -19,15 +19,13 @@
 #include "tscope/runtime/function.h"
 
 namespace tscope::cli {
-namespace {
 
-struct LoadedModel {
-  onnx::ImportedModel model;
-  std::vector<Tensor> inputs;
-};
-
-LoadedModel load(const OnnxModelSettings& settings) {
-  if (settings.threads > 0) set_blas_threads(settings.threads);
+LoadedOnnxModel load_onnx_model(const OnnxModelSettings& settings) {
+  // oneDNN's parallel regions run on OpenMP, the products on OpenBLAS: --threads sets both.
+  if (settings.threads > 0) {
+    set_blas_threads(settings.threads);
+    set_openmp_threads(settings.threads);
+  }
   onnx::ImportOptions options;
   // Inference: weights never change between calls, so as constants they can be repacked once at
   // compile time (PackConvWeights folding) instead of on every call.
@@ -41,12 +39,10 @@ LoadedModel load(const OnnxModelSettings& settings) {
     auto [name, file] = onnx::split_assignment(assignment, "--input-data");
     files[name] = file;
   }
-  LoadedModel loaded{onnx::import_model(settings.model_path, options), {}};
+  LoadedOnnxModel loaded{onnx::import_model(settings.model_path, options), {}};
   loaded.inputs = onnx::model_inputs(loaded.model, files, settings.seed);
   return loaded;
 }
-
-}  // namespace
 
 void add_onnx_model_options(CLI::App* command, OnnxModelSettings& settings) {
   command->add_option("--input", settings.input_dims,
@@ -54,7 +50,7 @@ void add_onnx_model_options(CLI::App* command, OnnxModelSettings& settings) {
   command->add_option("--input-data", settings.input_data,
                       "data of an input from a .pb (TensorProto) or .npy file: NAME=FILE "
                       "(repeatable); other inputs get random values");
-  command->add_option("--threads", settings.threads, "BLAS threads (default: the library's)")
+  command->add_option("--threads", settings.threads, "BLAS and OpenMP threads (default: the libraries')")
       ->check(CLI::PositiveNumber);
   command->add_option("--seed", settings.seed, "seed of the random inputs");
 }
@@ -62,7 +58,7 @@ void add_onnx_model_options(CLI::App* command, OnnxModelSettings& settings) {
 int profile_onnx_model(const OnnxModelSettings& model_settings,
                        const OnnxProfileSettings& settings,
                        profile::TextReportOptions report) {
-  const LoadedModel loaded = load(model_settings);
+  const LoadedOnnxModel loaded = load_onnx_model(model_settings);
   FunctionOptions options;
   options.name = fmt::format("{} ({} nodes, opset {})",
                              std::filesystem::path(loaded.model.source).filename().string(),
@@ -108,7 +104,7 @@ Action add_run_command(CLI::App& app) {
                       "values printed per output");
   return [command, settings]() {
     if (!command->parsed()) return -1;
-    const LoadedModel loaded = load(settings->model);
+    const LoadedOnnxModel loaded = load_onnx_model(settings->model);
     FunctionOptions options;
     options.name = loaded.model.source;
     options.profile = false;

@@ -22,6 +22,16 @@ struct OnnxModelSettings {
 /// Adds --input, --input-data, --threads and --seed to `command`.
 void add_onnx_model_options(CLI::App* command, OnnxModelSettings& settings);
 
+/// An imported model with one tensor per input (from its data file, or random).
+struct LoadedOnnxModel {
+  onnx::ImportedModel model;
+  std::vector<Tensor> inputs;
+};
+
+/// Sets the BLAS threads, imports the model with the settings' input dims and reads or draws its
+/// inputs.
+[[nodiscard]] LoadedOnnxModel load_onnx_model(const OnnxModelSettings& settings);
+
 struct OnnxProfileSettings {
   int iterations = 10;
   int warmup = 1;

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// `tscope bench model.onnx`: times inference of an ONNX model (profiler off) and prints the time
+// per call as one machine-readable line, for scripts/bench_onnx and for comparing runs.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include "commands.h"
+#include "onnx_model_commands.h"
+#include "tscope/runtime/function.h"
+
+namespace tscope::cli {
+namespace {
+
+struct BenchSettings {
+  OnnxModelSettings model;
+  int iterations = 20;
+  int warmup = 3;
+};
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2.0;
+}
+
+int run_bench(const BenchSettings& settings) {
+  const LoadedOnnxModel loaded = load_onnx_model(settings.model);
+  FunctionOptions options;
+  options.name = loaded.model.source;
+  options.profile = false;
+  Function inference =
+      function(loaded.model.input_variables(), loaded.model.output_variables(), {}, options);
+  for (int i = 0; i < settings.warmup; ++i) (void)inference(loaded.inputs);
+  std::vector<double> times_ms;
+  times_ms.reserve(static_cast<std::size_t>(settings.iterations));
+  for (int i = 0; i < settings.iterations; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    (void)inference(loaded.inputs);
+    const std::chrono::duration<double, std::milli> elapsed =
+        std::chrono::steady_clock::now() - start;
+    times_ms.push_back(elapsed.count());
+  }
+  std::cout << fmt::format(
+      "bench runtime=tscope model={} threads={} iters={} min_ms={:.3f} median_ms={:.3f}\n",
+      std::filesystem::path(settings.model.model_path).stem().string(), settings.model.threads,
+      settings.iterations, *std::min_element(times_ms.begin(), times_ms.end()),
+      median_of(times_ms));
+  return 0;
+}
+
+}  // namespace
+
+Action add_bench_command(CLI::App& app) {
+  auto settings = std::make_shared<BenchSettings>();
+  CLI::App* command = app.add_subcommand(
+      "bench", "Time inference of an ONNX model (profiler off): min and median ms per call");
+  command->add_option("model", settings->model.model_path, "the .onnx file")->required();
+  add_onnx_model_options(command, settings->model);
+  command->add_option("--iters", settings->iterations, "timed calls")->check(CLI::PositiveNumber);
+  command->add_option("--warmup", settings->warmup, "untimed calls first")
+      ->check(CLI::NonNegativeNumber);
+  return [command, settings]() {
+    if (!command->parsed()) return -1;
+    return run_bench(*settings);
+  };
+}
+
+}  // namespace tscope::cli
