@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "recurrent_common.h"
+#include "lstm_dnnl.h"
 #include "recurrent_kernel.h"
 #include "tscope/graph/op_registry.h"
 #include "tscope/ops/recurrent.h"
@@ -215,6 +216,11 @@ Cost lstm_cost(const CostContext& ctx) { return detail::recurrent_cost(ctx, Cell
 Cost lstm_grad_cost(const CostContext& ctx) {
   return detail::recurrent_cost(ctx, CellKind::Lstm, true);
 }
+// oneDNN's LSTM primitive for float32 nodes without peepholes or sequence_lens (lstm_dnnl.h);
+// the BLAS loops for the rest.
+void compute_lstm_fast(KernelContext& ctx) {
+  if (!detail::run_lstm_dnnl(ctx)) detail::compute_recurrent_fast<LstmCell>(ctx);
+}
 }  // namespace
 
 void register_lstm(OpRegistry& registry) {
@@ -225,7 +231,7 @@ void register_lstm(OpRegistry& registry) {
                 .num_outputs = 3,
                 .infer = infer_lstm,
                 .reference = {"ref", detail::compute_recurrent_reference<LstmCell>},
-                .fast = {"blas", detail::compute_recurrent_fast<LstmCell>},
+                .fast = {"dnnl", compute_lstm_fast},
                 .pullback = pullback_lstm,
                 .cost = lstm_cost,
                 .print = [](const OpDef&, const Attrs& attrs) {

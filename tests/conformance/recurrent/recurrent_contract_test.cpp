@@ -36,7 +36,8 @@ TEST(RecurrentContract, EveryRecurrentOpIsComplete) {
     const OpDef& def = op_def(name);
     EXPECT_TRUE(def.reference.available()) << name;
     EXPECT_TRUE(def.fast.available()) << name;
-    EXPECT_EQ(def.fast.name, "blas") << name;
+    // Lstm runs oneDNN's LSTM primitive where it can (float32, no peepholes, no sequence_lens).
+    EXPECT_EQ(def.fast.name, std::string(name) == "Lstm" ? "dnnl" : "blas") << name;
     EXPECT_NE(def.cost, nullptr) << name;
     EXPECT_NE(def.print, nullptr) << name;
     // The forward ops differentiate into their Grad op; the Grad ops are not differentiable.

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
+// Lstm's oneDNN path: oneDNN's LSTM primitive, whose packed-weight products beat one BLAS call
+// per step (the weights are packed once per call instead of once per step). ONNX's gate order
+// (i, o, f, c) becomes oneDNN's (i, f, c, o) by moving whole gate blocks; the two bias vectors are
+// summed. Kept in the node's KernelState until the extents change.
+#pragma once
+#include "tscope/graph/op_def.h"
+
+namespace tscope::ops::detail {
+
+/// Runs a float32 Lstm node without peepholes or sequence_lens on oneDNN and returns true; returns
+/// false (computing nothing) for any other node or when oneDNN has no implementation, and the
+/// caller runs the BLAS loops.
+[[nodiscard]] bool run_lstm_dnnl(KernelContext& ctx);
+
+}  // namespace tscope::ops::detail
