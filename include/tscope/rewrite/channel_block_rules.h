@@ -6,7 +6,8 @@
 /// tensor, so the change stays visible in the graph and the profile: ToChannelBlocks and
 /// FromChannelBlocks nodes mark where data enters and leaves the layout, PackConvWeights nodes
 /// rearrange the weights (folded at compile time, as they are constants), and each BlockedConv
-/// absorbs the bias add and the ReLU / clip that follow it (oneDNN post-ops). Every replacement
+/// absorbs the bias add, a skip connection's add of an already blocked value and the ReLU / clip
+/// that follow it (oneDNN post-ops). Every replacement
 /// carries the provenance of the node it replaces.
 #include <cstdint>
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // BlockedConv: Conv on the channel-blocked layout (channel_blocks.h) with packed weights, an
-// optional bias and a clamp, y = clamp(conv(x, w) + bias, lower, upper), all in one oneDNN
-// primitive. Created by the rewrite rule use_channel_blocks from a Conv, its bias add and the
-// ReLU / clip after it; it keeps the Conv's attrs and adds layout, block, in_blocked, channels,
-// out_channels, has_bias, lower and upper. Inference only: no gradient.
+// optional bias, an optional residual and a clamp, y = clamp(conv(x, w) + bias + residual, lower,
+// upper), all in one oneDNN primitive. Created by the rewrite rule use_channel_blocks from a Conv,
+// its bias add, a skip connection's add and the ReLU / clip after them; it keeps the Conv's attrs
+// and adds layout, block, in_blocked, channels, out_channels, has_bias, has_residual, lower and
+// upper. Inputs: x, packed w, then bias and residual when present. Inference only: no gradient.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -32,7 +33,8 @@ struct Signature {
 Signature signature_of(const Attrs& attrs) {
   Signature s{detail::weight_layout_from(attrs.get_string("layout"), kLabel),
               attrs.get_bool("in_blocked"),
-              {attrs.get_bool("has_bias"), attrs.get_double("lower"), attrs.get_double("upper")}};
+              {attrs.get_bool("has_bias"), attrs.get_bool_or("has_residual", false),
+               attrs.get_double("lower"), attrs.get_double("upper")}};
   if (s.in_blocked != detail::reads_blocked_input(s.layout)) {
     throw_error(ErrorKind::InvalidArgument, "{}: in_blocked={} does not match weight layout {}",
                 kLabel, s.in_blocked, attrs.get_string("layout"));
@@ -74,10 +76,11 @@ detail::ConvGeometry geometry_of(const Attrs& attrs, const Dims& x, const Dims& 
 std::vector<Type> infer_blocked_conv(const InferContext& ctx) {
   const Signature s = signature_of(ctx.attrs);
   detail::check_block_attr(ctx.attrs, kLabel);
-  const int expected_inputs = s.epilogue.has_bias ? 3 : 2;
+  const int expected_inputs = 2 + (s.epilogue.has_bias ? 1 : 0) + (s.epilogue.has_residual ? 1 : 0);
   if (ctx.num_inputs() != expected_inputs) {
-    throw_error(ErrorKind::InvalidArgument, "{}: has_bias={} needs {} inputs, got {}", kLabel,
-                s.epilogue.has_bias, expected_inputs, ctx.num_inputs());
+    throw_error(ErrorKind::InvalidArgument, "{}: has_bias={} and has_residual={} need {} inputs, got {}",
+                kLabel, s.epilogue.has_bias, s.epilogue.has_residual, expected_inputs,
+                ctx.num_inputs());
   }
   for (int i = 0; i < ctx.num_inputs(); ++i) {
     if (ctx.input_type(i).dtype != DType::Float32) {
@@ -98,32 +101,56 @@ std::vector<Type> infer_blocked_conv(const InferContext& ctx) {
                   bias.to_string(), g.out_channels);
     }
   }
-  return {Type{DType::Float32, detail::blocked_shape(g.output_shape(), kLabel)}};
+  const Dims y = detail::blocked_shape(g.output_shape(), kLabel);
+  if (s.epilogue.has_residual) {
+    const Dims& residual = ctx.input_type(ctx.num_inputs() - 1).dims;
+    bool fits = residual.rank() == y.rank();
+    for (int axis = 0; fits && axis < y.rank(); ++axis) {
+      fits = residual[axis] == kUnknownDim || y[axis] == kUnknownDim || residual[axis] == y[axis];
+    }
+    if (!fits) {
+      throw_error(ErrorKind::ShapeMismatch, "{}: residual {} for output {}", kLabel,
+                  residual.to_string(), y.to_string());
+    }
+  }
+  return {Type{DType::Float32, y}};
 }
 
-void check_bias(const KernelContext& ctx, const detail::ConvGeometry& g) {
-  if (ctx.num_inputs == 3 && ctx.input(2).numel() != g.out_channels) {
+// The epilogue's inputs at run time: bias (index 2) and residual (last), checked.
+void check_epilogue_inputs(const KernelContext& ctx, const Signature& s,
+                           const detail::ConvGeometry& g) {
+  if (s.epilogue.has_bias && ctx.input(2).numel() != g.out_channels) {
     throw_error(ErrorKind::ShapeMismatch, "{}: bias of {} values for {} output channels in {}",
                 kLabel, ctx.input(2).numel(), g.out_channels, ctx.node->describe());
+  }
+  const Dims y = detail::blocked_shape(g.output_shape(), kLabel);
+  if (s.epilogue.has_residual && !(ctx.input(ctx.num_inputs - 1).shape() == y)) {
+    throw_error(ErrorKind::ShapeMismatch, "{}: residual {} for output {} in {}", kLabel,
+                ctx.input(ctx.num_inputs - 1).shape().to_string(), y.to_string(),
+                ctx.node->describe());
   }
 }
 
 void compute_reference(KernelContext& ctx) {
   const Signature s = signature_of(*ctx.attrs);
   const detail::ConvGeometry g = geometry_of(*ctx.attrs, ctx.input(0).shape(), ctx.input(1).shape());
-  check_bias(ctx, g);
+  check_epilogue_inputs(ctx, s, g);
   const Tensor x = s.in_blocked ? detail::unblock(ctx.input(0)) : ctx.input(0).contiguous();
   const Tensor w = detail::unpack_weights(s.layout, ctx.input(1), g.weight_shape());
   const Tensor plain_y = detail::run_plain_reference(ctx, "Conv", *ctx.attrs, {x, w})[0];
   std::vector<double> y = plain_y.to_doubles();
   const std::vector<double> bias =
       s.epilogue.has_bias ? ctx.input(2).to_doubles() : std::vector<double>();
+  const std::vector<double> residual =
+      s.epilogue.has_residual ? detail::unblock(ctx.input(ctx.num_inputs - 1)).to_doubles()
+                              : std::vector<double>();
   const std::int64_t volume = g.window.output_volume();
   for (std::size_t i = 0; i < y.size(); ++i) {
     double value = y[i];
     if (s.epilogue.has_bias) {
       value += bias[static_cast<std::size_t>((static_cast<std::int64_t>(i) / volume) % g.out_channels)];
     }
+    if (s.epilogue.has_residual) value += residual[i];
     y[i] = std::min(std::max(value, s.epilogue.lower), s.epilogue.upper);
   }
   Tensor& out = ctx.allocate_output(0, DType::Float32, detail::blocked_shape(g.output_shape(), kLabel));
@@ -133,14 +160,17 @@ void compute_reference(KernelContext& ctx) {
 void compute_dnnl(KernelContext& ctx) {
   const Signature s = signature_of(*ctx.attrs);
   const detail::ConvGeometry g = geometry_of(*ctx.attrs, ctx.input(0).shape(), ctx.input(1).shape());
-  check_bias(ctx, g);
+  check_epilogue_inputs(ctx, s, g);
   const Tensor x = ctx.input(0).contiguous();
   const Tensor w = ctx.input(1).contiguous();
   const Tensor bias = s.epilogue.has_bias ? ctx.input(2).contiguous() : Tensor();
+  const Tensor residual =
+      s.epilogue.has_residual ? ctx.input(ctx.num_inputs - 1).contiguous() : Tensor();
   Tensor& y = ctx.allocate_output(0, DType::Float32, detail::blocked_shape(g.output_shape(), kLabel));
   const bool empty = x.numel() == 0 || y.numel() == 0;
   if (empty || !detail::run_blocked_conv_dnnl(ctx, g, s.layout, s.epilogue, x, w,
-                                              s.epilogue.has_bias ? &bias : nullptr, y)) {
+                                              s.epilogue.has_bias ? &bias : nullptr,
+                                              s.epilogue.has_residual ? &residual : nullptr, y)) {
     compute_reference(ctx);
   }
 }
@@ -150,16 +180,19 @@ Cost blocked_conv_cost(const CostContext& ctx) {
   const Dims w = plain_weight_shape(ctx.attrs, ctx.input_shapes[1]);
   double elements = static_cast<double>(ctx.output_shapes[0].product());
   for (const Dims& shape : ctx.input_shapes) elements += static_cast<double>(shape.product());
-  const double epilogue = ctx.attrs.get_bool("has_bias") ? static_cast<double>(y.product()) : 0.0;
+  const double epilogue = static_cast<double>(y.product()) *
+                         ((ctx.attrs.get_bool("has_bias") ? 1.0 : 0.0) +
+                          (ctx.attrs.get_bool_or("has_residual", false) ? 1.0 : 0.0));
   return Cost{detail::conv_flops(y, w) + epilogue, elements * 4.0};
 }
 
-// "Conv2d{stride=(1,1),pad=(1,1),dilation=(1,1),groups=1,nChw8c,bias,clip(0,6)}".
+// "Conv2d{stride=(1,1),pad=(1,1),dilation=(1,1),groups=1,nChw8c,bias,residual,relu}".
 std::string print_blocked_conv(const OpDef&, const Attrs& attrs) {
   std::string name = detail::conv_printed_name("", attrs);
   name.pop_back();
   name += attrs.get_bool("in_blocked") ? ",nChw8c" : ",nchw>nChw8c";
   if (attrs.get_bool("has_bias")) name += ",bias";
+  if (attrs.get_bool_or("has_residual", false)) name += ",residual";
   const double lower = attrs.get_double("lower");
   const double upper = attrs.get_double("upper");
   if (lower == 0.0 && std::isinf(upper)) {

@@ -15,10 +15,14 @@ struct BlockedConvState final : KernelState {
   DnnlCall call;
 };
 
-// ReLU when the bounds are [0, inf) (oneDNN's cheapest eltwise), a clip for other bounds (an
-// infinite bound becomes the largest float, which no finite float32 value exceeds).
-dnnl::post_ops epilogue_post_ops(const ConvEpilogue& epilogue) {
+constexpr int kResidualArg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1;
+
+// The residual as a binary add, then ReLU when the bounds are [0, inf) (oneDNN's cheapest
+// eltwise) or a clip for other bounds (an infinite bound becomes the largest float, which no
+// finite float32 value exceeds).
+dnnl::post_ops epilogue_post_ops(const ConvEpilogue& epilogue, const dnnl::memory::desc& y_md) {
   dnnl::post_ops post_ops;
+  if (epilogue.has_residual) post_ops.append_binary(dnnl::algorithm::binary_add, y_md);
   const bool lower = std::isfinite(epilogue.lower);
   const bool upper = std::isfinite(epilogue.upper);
   if (lower && !upper && epilogue.lower == 0.0) {
@@ -42,7 +46,7 @@ std::optional<DnnlCall> build_call(const ConvGeometry& g, WeightLayout layout,
                         : dnnl::memory::desc();
   const int rank = g.window.spatial_rank;
   dnnl::primitive_attr attr;
-  attr.set_post_ops(epilogue_post_ops(epilogue));
+  attr.set_post_ops(epilogue_post_ops(epilogue, y_md));
   try {
     const dnnl::convolution_forward::desc desc(
         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x_md, w_md,
@@ -56,6 +60,7 @@ std::optional<DnnlCall> build_call(const ConvGeometry& g, WeightLayout layout,
                  {DNNL_ARG_WEIGHTS, dnnl_unbound_memory(w_md)},
                  {DNNL_ARG_DST, dnnl_unbound_memory(y_md)}};
     if (epilogue.has_bias) call.args.emplace(DNNL_ARG_BIAS, dnnl_unbound_memory(bias_md));
+    if (epilogue.has_residual) call.args.emplace(kResidualArg, dnnl_unbound_memory(y_md));
     return call;
   } catch (const dnnl::error& error) {
     if (is_unimplemented(error, "a blocked convolution descriptor")) return std::nullopt;
@@ -66,7 +71,7 @@ std::optional<DnnlCall> build_call(const ConvGeometry& g, WeightLayout layout,
 
 bool run_blocked_conv_dnnl(KernelContext& ctx, const ConvGeometry& geometry, WeightLayout layout,
                            const ConvEpilogue& epilogue, const Tensor& x, const Tensor& w,
-                           const Tensor* bias, const Tensor& y) {
+                           const Tensor* bias, const Tensor* residual, const Tensor& y) {
   auto* state = dynamic_cast<BlockedConvState*>(ctx.state.get());
   if (state == nullptr || !(state->x_shape == x.shape())) {
     auto fresh = std::make_shared<BlockedConvState>();
@@ -81,6 +86,7 @@ bool run_blocked_conv_dnnl(KernelContext& ctx, const ConvGeometry& geometry, Wei
   dnnl_bind(state->call, DNNL_ARG_SRC, x.raw_data());
   dnnl_bind(state->call, DNNL_ARG_WEIGHTS, w.raw_data());
   if (bias != nullptr) dnnl_bind(state->call, DNNL_ARG_BIAS, bias->raw_data());
+  if (residual != nullptr) dnnl_bind(state->call, kResidualArg, residual->raw_data());
   dnnl_bind(state->call, DNNL_ARG_DST, y.raw_data());
   dnnl_execute(state->call);
   return true;

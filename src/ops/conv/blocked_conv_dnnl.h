@@ -10,19 +10,21 @@
 
 namespace tscope::ops::detail {
 
-/// What BlockedConv applies after the sum of products: y = clamp(conv + bias, lower, upper).
+/// What BlockedConv applies after the sum of products:
+/// y = clamp(conv + bias + residual, lower, upper).
 struct ConvEpilogue {
   bool has_bias = false;
+  bool has_residual = false;  ///< a blocked tensor of y's shape (ResNet's skip connection)
   double lower = 0;  ///< -inf: no lower bound
   double upper = 0;  ///< +inf: no upper bound
 };
 
-/// Computes y (already allocated, blocked) from contiguous float32 x, packed w and bias (ignored
-/// without has_bias). Returns false when oneDNN has no implementation; the caller then runs the
-/// reference kernel.
+/// Computes y (already allocated, blocked) from contiguous float32 x, packed w, bias and residual
+/// (null when the epilogue has none). Returns false when oneDNN has no implementation; the caller
+/// then runs the reference kernel.
 [[nodiscard]] bool run_blocked_conv_dnnl(KernelContext& ctx, const ConvGeometry& geometry,
                                          WeightLayout layout, const ConvEpilogue& epilogue,
                                          const Tensor& x, const Tensor& w, const Tensor* bias,
-                                         const Tensor& y);
+                                         const Tensor* residual, const Tensor& y);
 
 }  // namespace tscope::ops::detail

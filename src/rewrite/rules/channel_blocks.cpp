@@ -109,6 +109,19 @@ class ChannelBlocker {
     return vector;
   }
 
+  // `add`'s other input when it has a blocked value of `conv_output`'s exact static shape (a skip
+  // connection): the convolution can add it as a post-op. Only values already blocked qualify,
+  // so the residual is computed before the convolution that absorbs the add.
+  std::optional<Variable> residual_of(const ApplyNode& add, const Variable& conv_output) const {
+    if (add.op().name != "Add" || add.num_inputs() != 2) return std::nullopt;
+    const Variable& other = add.input(0) == conv_output ? add.input(1) : add.input(0);
+    if (other == conv_output || !has_blocked(other) ||
+        !(other.type() == conv_output.type())) {
+      return std::nullopt;
+    }
+    return blocked_.at(other.node());
+  }
+
   // `node`'s bound when it is maximum / minimum of `value` and a scalar constant.
   static std::optional<double> bound_of(const ApplyNode& node, const Variable& value,
                                         std::string_view op_name) {
@@ -145,12 +158,22 @@ class ChannelBlocker {
     std::vector<Variable> inputs{in_blocked ? blocked(x, conv.provenance()) : x,
                                  packed_weights(w, groups, *layout, conv.provenance())};
 
-    // Absorb what follows: a bias add, then max(., lower) and / or min(., upper).
+    // Absorb what follows: a bias add, a skip connection's add, then max(., lower) and / or
+    // min(., upper).
     Variable result = conv.output(0);
     ApplyNode* next = only_client(result);
     if (next != nullptr) {
       if (std::optional<Variable> bias = bias_of(*next, result, out_channels)) {
         inputs.push_back(*bias);
+        absorb(*next, result);
+        next = only_client(result);
+      }
+    }
+    bool has_residual = false;
+    if (next != nullptr) {
+      if (std::optional<Variable> residual = residual_of(*next, result)) {
+        inputs.push_back(*residual);
+        has_residual = true;
         absorb(*next, result);
         next = only_client(result);
       }
@@ -171,7 +194,8 @@ class ChannelBlocker {
         absorb(*next, result);
       }
     }
-    attrs.set("has_bias", inputs.size() == 3);
+    attrs.set("has_bias", inputs.size() == (has_residual ? 4U : 3U));
+    attrs.set("has_residual", has_residual);
     attrs.set("lower", lower);
     attrs.set("upper", upper);
     const auto blocked_conv = ApplyNode::create(op_def("BlockedConv"), std::move(inputs),

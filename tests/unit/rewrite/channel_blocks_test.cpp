@@ -92,6 +92,36 @@ TEST(ChannelBlocks, SmallCnnMovesOntoBlocksAndMatchesPlain) {
   expect_same_results(blocked, plain, {random_tensor(DType::Float32, {1, 3, 32, 32}, 10)});
 }
 
+// ResNet's basic blocks: relu(conv(relu(conv(x))) + x) and, downsampling, the sum of two
+// convolutions. The skip connection's add becomes a post-op of the convolution computed last.
+TEST(ChannelBlocks, SkipConnectionsBecomeConvolutionPostOps) {
+  Variable x = tensor4(DType::Float32, "x");
+  const ConvOptions same{.padding = Padding::symmetric({1, 1})};
+  Variable stem = relu(with_bias(conv2d(x, conv_weights(8, 3, 3, 1), same), 8, 2));
+  Variable inner = relu(with_bias(conv2d(stem, conv_weights(8, 8, 3, 3), same), 8, 4));
+  Variable block = relu(with_bias(conv2d(inner, conv_weights(8, 8, 3, 5), same), 8, 6) + stem);
+  const ConvOptions down{.strides = {2, 2}, .padding = Padding::symmetric({1, 1})};
+  Variable main_path = with_bias(conv2d(block, conv_weights(16, 8, 3, 7), down), 16, 8);
+  Variable shortcut = with_bias(conv2d(block, conv_weights(16, 8, 1, 9), {.strides = {2, 2}}), 16, 10);
+  Variable out = relu(main_path + shortcut);
+
+  Function blocked = compile({x}, {out}, true);
+  Function plain = compile({x}, {out}, false);
+  const std::map<std::string, int> counts = op_counts(blocked);
+  EXPECT_EQ(counts.at("BlockedConv"), 5);
+  EXPECT_FALSE(counts.contains("Add"));
+  EXPECT_FALSE(counts.contains("Maximum"));
+  int with_residual = 0;
+  for (const ApplyNode* node : blocked.graph().toposort()) {
+    if (node->op().name == "BlockedConv" && node->attrs().get_bool("has_residual")) ++with_residual;
+  }
+  EXPECT_EQ(with_residual, 2);
+  const Tensor value = random_tensor(DType::Float32, {2, 3, 12, 10}, 11);
+  expect_same_results(blocked, plain, {value});
+  // BlockedConv's reference kernel (residual included) against its oneDNN kernel.
+  EXPECT_TRUE(testing::fast_matches_reference({x}, {out}, {value}, 1e-4, 1e-5));
+}
+
 TEST(ChannelBlocks, ReplacementsKeepTheUserCreationSite) {
   Variable x = tensor4(DType::Float32, "x");
   const int conv_line = __LINE__ + 1;
