@@ -33,13 +33,15 @@ Variable pack(const Variable& w, std::int64_t groups, const std::string& layout)
 TEST(ChannelBlockReorders, ElementsLandWhereTheLayoutSays) {
   Variable x = tensor4(DType::Float32, "x");
   const Tensor value = random_tensor(DType::Float32, {2, 16, 3, 5}, 1);
-  const std::vector<Tensor> out = run_graph({x}, {to_blocks(x), from_blocks(to_blocks(x))}, {value});
+  const std::vector<Tensor> out =
+      run_graph({x}, {to_blocks(x), from_blocks(to_blocks(x))}, {value});
   ASSERT_EQ(out[0].shape(), (Dims{2, 2, 3, 5, 8}));
   // y[n, cb, h, w, i] = x[n, cb * 8 + i, h, w]
   EXPECT_EQ(out[0].at((((1 * 2 + 1) * 3 + 2) * 5 + 4) * 8 + 3),
             value.at(((1 * 16 + 11) * 3 + 2) * 5 + 4));
   EXPECT_TRUE(all_close(out[1], value, 0, 0));
-  EXPECT_TRUE(fast_matches_reference({x}, {to_blocks(x), from_blocks(to_blocks(x))}, {value}, 0, 0));
+  EXPECT_TRUE(
+      fast_matches_reference({x}, {to_blocks(x), from_blocks(to_blocks(x))}, {value}, 0, 0));
 }
 
 // The reference packing loops are checked against oneDNN's own reorder into the format tag of the
@@ -70,7 +72,8 @@ TEST(ChannelBlockReorders, PackedWeightsMatchOneDnnFormatTags) {
   const Tensor rgb = random_tensor(DType::Float32, {16, 3, 7, 7}, 4);
   Variable w_rgb = tensor(DType::Float32, {16, 3, 7, 7}, "w_rgb");
   const Tensor stem = run_graph({w_rgb}, {pack(w_rgb, 1, "Ohwi8o")}, {rgb})[0];
-  EXPECT_EQ(stem.at((((1 * 7 + 1) * 7 + 2) * 3 + 2) * 8 + 5), rgb.at(((13 * 3 + 2) * 7 + 1) * 7 + 2));
+  EXPECT_EQ(stem.at((((1 * 7 + 1) * 7 + 2) * 3 + 2) * 8 + 5),
+            rgb.at(((13 * 3 + 2) * 7 + 1) * 7 + 2));
 }
 
 struct ConvCase {
@@ -88,21 +91,35 @@ std::string layout_for(const ConvCase& c) {
   return c.x[1] % 8 == 0 ? "OIhw8i8o" : "Ohwi8o";
 }
 
-// BlockedConv(ToChannelBlocks(x), PackConvWeights(w), b) read back, and clamp(conv(x, w) + b).
-std::pair<Variable, Variable> blocked_and_plain(const ConvCase& c, const Variable& x,
-                                                const Variable& w, const Variable& b) {
-  Variable plain = conv2d(x, w, c.options);
-  Attrs attrs = plain.owner()->attrs();
-  const std::string layout = layout_for(c);
-  const bool in_blocked = layout != "Ohwi8o";
+// The attrs of a BlockedConv standing for `plain_conv` (a Conv node's output).
+Attrs blocked_conv_attrs(const Variable& plain_conv,
+                         const std::string& layout,
+                         std::int64_t channels,
+                         std::int64_t out_channels,
+                         bool has_bias,
+                         double lower,
+                         double upper) {
+  Attrs attrs = plain_conv.owner()->attrs();
   attrs.set("layout", layout);
   attrs.set("block", std::int64_t{8});
-  attrs.set("in_blocked", in_blocked);
-  attrs.set("channels", c.x[1]);
-  attrs.set("out_channels", c.w[0]);
-  attrs.set("has_bias", c.bias);
-  attrs.set("lower", c.lower);
-  attrs.set("upper", c.upper);
+  attrs.set("in_blocked", layout != "Ohwi8o");
+  attrs.set("channels", channels);
+  attrs.set("out_channels", out_channels);
+  attrs.set("has_bias", has_bias);
+  attrs.set("lower", lower);
+  attrs.set("upper", upper);
+  return attrs;
+}
+
+// BlockedConv(ToChannelBlocks(x), PackConvWeights(w), b) read back, and clamp(conv(x, w) + b).
+std::pair<Variable, Variable> blocked_and_plain(const ConvCase& c,
+                                                const Variable& x,
+                                                const Variable& w,
+                                                const Variable& b) {
+  Variable plain = conv2d(x, w, c.options);
+  const std::string layout = layout_for(c);
+  const bool in_blocked = layout != "Ohwi8o";
+  Attrs attrs = blocked_conv_attrs(plain, layout, c.x[1], c.w[0], c.bias, c.lower, c.upper);
   std::vector<Variable> inputs{in_blocked ? to_blocks(x) : x, pack(w, c.options.groups, layout)};
   if (c.bias) {
     inputs.push_back(b);
@@ -115,17 +132,70 @@ std::pair<Variable, Variable> blocked_and_plain(const ConvCase& c, const Variabl
 
 TEST(BlockedConv, MatchesConvWithBiasAndClamp) {
   const std::vector<ConvCase> cases = {
-      {"3x3", {2, 16, 9, 11}, {16, 16, 3, 3}, {.padding = Padding::symmetric({1, 1})}, true, 0, kInf},
-      {"3x3 s2", {1, 16, 10, 9}, {24, 16, 3, 3},
-       {.strides = {2, 2}, .padding = Padding::symmetric({1, 1})}, true, -kInf, kInf},
+      {"3x3",
+       {2, 16, 9, 11},
+       {16, 16, 3, 3},
+       {.padding = Padding::symmetric({1, 1})},
+       true,
+       0,
+       kInf},
+      {"3x3 s2",
+       {1, 16, 10, 9},
+       {24, 16, 3, 3},
+       {.strides = {2, 2}, .padding = Padding::symmetric({1, 1})},
+       true,
+       -kInf,
+       kInf},
       {"1x1 s2", {2, 32, 7, 7}, {16, 32, 1, 1}, {.strides = {2, 2}}, false, -kInf, kInf},
-      {"stem 7x7 C=3", {2, 3, 19, 17}, {8, 3, 7, 7},
-       {.strides = {2, 2}, .padding = Padding::symmetric({3, 3})}, true, 0, kInf},
-      {"depthwise s1 relu6", {1, 24, 8, 9}, {24, 1, 3, 3},
-       {.padding = Padding::symmetric({1, 1}), .groups = 24}, true, 0, 6},
-      {"depthwise s2 dilated", {2, 16, 11, 10}, {16, 1, 3, 3},
-       {.strides = {2, 2}, .padding = Padding::symmetric({2, 2}), .dilations = {2, 2}, .groups = 16},
-       false, -kInf, 0.25},
+      {"stem 7x7 C=3",
+       {2, 3, 19, 17},
+       {8, 3, 7, 7},
+       {.strides = {2, 2}, .padding = Padding::symmetric({3, 3})},
+       true,
+       0,
+       kInf},
+      {"depthwise s1 relu6",
+       {1, 24, 8, 9},
+       {24, 1, 3, 3},
+       {.padding = Padding::symmetric({1, 1}), .groups = 24},
+       true,
+       0,
+       6},
+      {"depthwise s2 dilated",
+       {2, 16, 11, 10},
+       {16, 1, 3, 3},
+       {.strides = {2, 2},
+        .padding = Padding::symmetric({2, 2}),
+        .dilations = {2, 2},
+        .groups = 16},
+       false,
+       -kInf,
+       0.25},
+      // MobileNet-v2's pointwise convolutions (jit_1x1) with ReLU6, and ResNet's 64-channel 3x3.
+      {"1x1 pointwise relu6", {1, 32, 7, 9}, {16, 32, 1, 1}, {}, true, 0, 6},
+      {"1x1 projection", {2, 16, 5, 5}, {24, 16, 1, 1}, {}, true, -kInf, kInf},
+      {"3x3 64 channels",
+       {1, 64, 8, 7},
+       {64, 64, 3, 3},
+       {.padding = Padding::symmetric({1, 1})},
+       true,
+       0,
+       kInf},
+      // A lower bound other than ReLU's (a clip up to the largest float) and 'same' padding.
+      {"same lower -0.5",
+       {2, 8, 6, 5},
+       {8, 8, 3, 3},
+       {.padding = Padding::same()},
+       true,
+       -0.5,
+       kInf},
+      {"stem C=1 asymmetric pads",
+       {1, 1, 9, 8},
+       {16, 1, 3, 3},
+       {.strides = {2, 2}, .padding = Padding::explicit_pads({0, 1}, {1, 0})},
+       false,
+       -kInf,
+       kInf},
   };
   for (const ConvCase& c : cases) {
     SCOPED_TRACE(c.name);
@@ -145,8 +215,8 @@ TEST(BlockedConv, MatchesConvWithBiasAndClamp) {
 TEST(BlockedConv, PrintedNameShowsLayoutAndEpilogue) {
   const ConvCase c{"relu6", {1, 8, 4, 4}, {8, 1, 3, 3}, {.groups = 8}, true, 0, 6};
   Variable x = tensor4(DType::Float32, "x");
-  const auto [blocked, plain] = blocked_and_plain(c, x, tensor(DType::Float32, c.w, "w"),
-                                                  vector(DType::Float32, "b"));
+  const auto [blocked, plain] =
+      blocked_and_plain(c, x, tensor(DType::Float32, c.w, "w"), vector(DType::Float32, "b"));
   EXPECT_EQ(blocked.owner()->input(0).owner()->op_string(),
             "Conv2d{stride=(1,1),pad=(0,0),dilation=(1,1),groups=8,nChw8c,bias,clip(0,6)}");
 }
@@ -159,9 +229,26 @@ TEST(BlockedPools, MatchPlainPools) {
   const std::vector<PoolCase> cases = {
       {"max", {.kernel = {3, 3}, .strides = {2, 2}, .padding = Padding::symmetric({1, 1})}},
       {"max", {.kernel = {2, 2}}},
-      {"avg", {.kernel = {3, 3}, .strides = {1, 1}, .padding = Padding::symmetric({1, 1}),
-               .include_pad = true}},
+      {"avg",
+       {.kernel = {3, 3},
+        .strides = {1, 1},
+        .padding = Padding::symmetric({1, 1}),
+        .include_pad = true}},
       {"avg", {.kernel = {3, 3}, .strides = {2, 2}, .padding = Padding::symmetric({1, 1})}},
+      // ONNX's ceil_mode arrives as extra padding at the end: the blocked pools must divide and
+      // clip those windows exactly as the plain ones (include_pad or not).
+      {"max",
+       {.kernel = {3, 3}, .strides = {2, 2}, .padding = Padding::explicit_pads({0, 0}, {1, 2})}},
+      {"avg",
+       {.kernel = {3, 3},
+        .strides = {2, 2},
+        .padding = Padding::explicit_pads({1, 0}, {2, 1}),
+        .include_pad = true}},
+      {"avg",
+       {.kernel = {3, 3}, .strides = {2, 2}, .padding = Padding::explicit_pads({1, 0}, {2, 1})}},
+      {"avg",
+       {.kernel = {2, 3}, .strides = {2, 1}, .padding = Padding::same(), .include_pad = true}},
+      {"max", {.kernel = {3, 2}, .strides = {3, 2}, .padding = Padding::same()}},
   };
   for (const PoolCase& c : cases) {
     SCOPED_TRACE(c.op);
@@ -169,8 +256,8 @@ TEST(BlockedPools, MatchPlainPools) {
     Variable plain = c.op == "max" ? max_pool2d(x, c.options) : avg_pool2d(x, c.options);
     Attrs attrs = plain.owner()->attrs();
     attrs.set("block", std::int64_t{8});
-    Variable blocked =
-        from_blocks(op1(c.op == "max" ? "BlockedMaxPool" : "BlockedAvgPool", {to_blocks(x)}, attrs));
+    Variable blocked = from_blocks(
+        op1(c.op == "max" ? "BlockedMaxPool" : "BlockedAvgPool", {to_blocks(x)}, attrs));
     const std::vector<Tensor> values{random_tensor(DType::Float32, {2, 16, 11, 9}, 8)};
     const std::vector<Tensor> out = run_graph({x}, {blocked, plain}, values);
     EXPECT_TRUE(all_close(out[0], out[1], 1e-6, 1e-7));
@@ -195,17 +282,103 @@ TEST(ChannelBlockErrors, NameTheProblem) {
                             {"unknown weight layout 'OIhw16i16o'"}));
   Variable x = tensor4(DType::Float32, "x");
   Variable w8 = constant(Tensor::zeros(DType::Float32, {8, 8, 3, 3}), "w8");
-  Attrs attrs = conv2d(x, w8).owner()->attrs();
-  attrs.set("layout", std::string("OIhw8i8o"));
+  // the packed weights hold 8 input channels
+  Attrs attrs = blocked_conv_attrs(conv2d(x, w8), "OIhw8i8o", 16, 8, false, -kInf, kInf);
+  EXPECT_TRUE(throws_naming(
+      [&] {
+        (void)op1("BlockedConv", {to_blocks(x), pack(w8, 1, "OIhw8i8o")}, attrs);
+      },
+      ErrorKind::ShapeMismatch, {"BlockedConv", "packed weights", "16 -> 8 channels"}));
+}
+
+TEST(ChannelBlockErrors, PackedWeightsMustSuitTheLayout) {
+  Variable w = constant(Tensor::zeros(DType::Float32, {16, 1, 3, 3}), "w");
+  EXPECT_TRUE(throws_naming([&] { (void)pack(w, 8, "Goihw8g"); }, ErrorKind::ShapeMismatch,
+                            {"PackConvWeights", "(16, 1, 3, 3)", "depthwise", "groups C"}));
+  Variable w12 = constant(Tensor::zeros(DType::Float32, {16, 12, 3, 3}), "w12");
+  EXPECT_TRUE(throws_naming([&] { (void)pack(w12, 1, "OIhw8i8o"); }, ErrorKind::ShapeMismatch,
+                            {"PackConvWeights", "C a multiple of 8"}));
+  Variable w3 = constant(Tensor::zeros(DType::Float32, {16, 3, 3}), "w3");
+  EXPECT_TRUE(throws_naming([&] { (void)pack(w3, 1, "Ohwi8o"); }, ErrorKind::TypeMismatch,
+                            {"PackConvWeights", "OIHW", "rank 3"}));
+  Variable w64 = constant(Tensor::zeros(DType::Float64, {16, 8, 3, 3}), "w64");
+  EXPECT_TRUE(throws_naming([&] { (void)pack(w64, 1, "OIhw8i8o"); }, ErrorKind::TypeMismatch,
+                            {"PackConvWeights", "float64"}));
+  Variable w16 = constant(Tensor::zeros(DType::Float32, {16, 8, 3, 3}), "w16");
+  EXPECT_TRUE(throws_naming(
+      [&] {
+        (void)op1("PackConvWeights", {w16},
+                  {{"block", 16}, {"groups", 1}, {"layout", std::string("OIhw8i8o")}});
+      },
+      ErrorKind::InvalidArgument, {"PackConvWeights", "block 16"}));
+}
+
+TEST(ChannelBlockErrors, BlockedConvChecksItsInputsAndAttrs) {
+  Variable x = tensor4(DType::Float32, "x");
+  Variable w = constant(Tensor::zeros(DType::Float32, {16, 8, 3, 3}), "w");
+  Variable packed = pack(w, 1, "OIhw8i8o");
+  const Attrs attrs = blocked_conv_attrs(conv2d(x, w), "OIhw8i8o", 8, 16, true, 0, kInf);
+  Variable b = vector(DType::Float32, "b");
+  // Plain (rank 4) data where the layout reads blocked data.
+  EXPECT_TRUE(throws_naming(
+      [&] {
+        (void)op1("BlockedConv", {x, packed, b}, attrs);
+      },
+      ErrorKind::ShapeMismatch, {"BlockedConv", "(N, C/8, H, W, 8)"}));
+  Variable x64 = tensor(DType::Float64, {1, 1, 5, 5, 8}, "x64");
+  EXPECT_TRUE(throws_naming(
+      [&] {
+        (void)op1("BlockedConv", {x64, packed, b}, attrs);
+      },
+      ErrorKind::TypeMismatch, {"BlockedConv", "input 0", "float64"}));
+  EXPECT_TRUE(throws_naming(
+      [&] {
+        (void)op1("BlockedConv", {to_blocks(x), packed}, attrs);
+      },
+      ErrorKind::InvalidArgument, {"BlockedConv", "has_bias=true", "3 inputs"}));
+  Variable b5 = constant(Tensor::zeros(DType::Float32, {5}), "b5");
+  EXPECT_TRUE(throws_naming(
+      [&] {
+        (void)op1("BlockedConv", {to_blocks(x), packed, b5}, attrs);
+      },
+      ErrorKind::ShapeMismatch, {"BlockedConv", "bias (5,)", "16 output channels"}));
+  // Packed weights of another layout's shape: Ohwi8o's (O/8, kh, kw, C, 8) read as OIhw8i8o.
+  Variable stem = pack(w, 1, "Ohwi8o");
+  EXPECT_TRUE(throws_naming(
+      [&] {
+        (void)op1("BlockedConv", {to_blocks(x), stem, b}, attrs);
+      },
+      ErrorKind::ShapeMismatch, {"BlockedConv", "packed weights"}));
+  Attrs plain_input = attrs;
+  plain_input.set("in_blocked", false);  // OIhw8i8o reads blocked input
+  EXPECT_TRUE(throws_naming(
+      [&] {
+        (void)op1("BlockedConv", {x, packed, b}, plain_input);
+      },
+      ErrorKind::InvalidArgument, {"BlockedConv", "in_blocked", "OIhw8i8o"}));
+  Attrs block16 = attrs;
+  block16.set("block", std::int64_t{16});
+  EXPECT_TRUE(throws_naming(
+      [&] {
+        (void)op1("BlockedConv", {to_blocks(x), packed, b}, block16);
+      },
+      ErrorKind::InvalidArgument, {"BlockedConv", "block 16"}));
+}
+
+TEST(ChannelBlockErrors, BlockedPoolsReadBlockedFloat32) {
+  Variable x = tensor4(DType::Float32, "x");
+  Attrs attrs = max_pool2d(x, {.kernel = {2, 2}}).owner()->attrs();
   attrs.set("block", std::int64_t{8});
-  attrs.set("in_blocked", true);
-  attrs.set("channels", std::int64_t{16});  // the packed weights hold 8 input channels
-  attrs.set("out_channels", std::int64_t{8});
-  attrs.set("has_bias", false);
-  attrs.set("lower", -kInf);
-  attrs.set("upper", kInf);
-  EXPECT_TRUE(throws_naming([&] { (void)op1("BlockedConv", {to_blocks(x), pack(w8, 1, "OIhw8i8o")}, attrs); },
-                            ErrorKind::ShapeMismatch, {"BlockedConv", "packed weights", "16 -> 8 channels"}));
+  EXPECT_TRUE(throws_naming([&] { (void)op1("BlockedMaxPool", {x}, attrs); },
+                            ErrorKind::ShapeMismatch, {"BlockedMaxPool", "(N, C/8, H, W, 8)"}));
+  Variable x4 = tensor(DType::Float32, {1, 2, 6, 6, 4}, "x4");
+  EXPECT_TRUE(throws_naming([&] { (void)op1("BlockedMaxPool", {x4}, attrs); },
+                            ErrorKind::ShapeMismatch, {"BlockedMaxPool", "(1, 2, 6, 6, 4)"}));
+  Variable x64 = tensor(DType::Float64, {1, 2, 6, 6, 8}, "x64");
+  Attrs average = avg_pool2d(x, {.kernel = {2, 2}}).owner()->attrs();
+  average.set("block", std::int64_t{8});
+  EXPECT_TRUE(throws_naming([&] { (void)op1("BlockedAvgPool", {x64}, average); },
+                            ErrorKind::TypeMismatch, {"BlockedAvgPool", "float64"}));
 }
 
 }  // namespace
