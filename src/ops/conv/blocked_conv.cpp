@@ -207,7 +207,7 @@ std::string print_blocked_conv(const OpDef&, const Attrs& attrs) {
 void register_blocked_conv(OpRegistry& registry) {
   registry.add({.name = "BlockedConv",
                 .family = "Conv",
-                .summary = "Conv on channel-blocked data with packed weights, bias and clamp (inference)",
+                .summary = "Conv on channel-blocked data with packed weights, bias, residual and clamp (inference)",
                 .num_inputs = -1,
                 .infer = infer_blocked_conv,
                 .reference = {"ref", compute_reference},
