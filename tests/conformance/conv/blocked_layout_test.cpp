@@ -111,11 +111,13 @@ Attrs blocked_conv_attrs(const Variable& plain_conv,
   return attrs;
 }
 
-// BlockedConv(ToChannelBlocks(x), PackConvWeights(w), b) read back, and clamp(conv(x, w) + b).
+// BlockedConv(ToChannelBlocks(x), PackConvWeights(w), b[, ToChannelBlocks(residual)]) read back,
+// and clamp(conv(x, w) + b [+ residual]).
 std::pair<Variable, Variable> blocked_and_plain(const ConvCase& c,
                                                 const Variable& x,
                                                 const Variable& w,
-                                                const Variable& b) {
+                                                const Variable& b,
+                                                const Variable* residual = nullptr) {
   Variable plain = conv2d(x, w, c.options);
   const std::string layout = layout_for(c);
   const bool in_blocked = layout != "Ohwi8o";
@@ -124,6 +126,11 @@ std::pair<Variable, Variable> blocked_and_plain(const ConvCase& c,
   if (c.bias) {
     inputs.push_back(b);
     plain = plain + dimshuffle(b, {kNewAxis, 0, kNewAxis, kNewAxis});
+  }
+  if (residual != nullptr) {
+    attrs.set("has_residual", true);
+    inputs.push_back(to_blocks(*residual));
+    plain = plain + *residual;
   }
   if (std::isfinite(c.lower)) plain = maximum(plain, c.lower);
   if (std::isfinite(c.upper)) plain = minimum(plain, c.upper);
@@ -210,6 +217,60 @@ TEST(BlockedConv, MatchesConvWithBiasAndClamp) {
     EXPECT_TRUE(all_close(out[0], out[1], 1e-5, 1e-5));
     EXPECT_TRUE(fast_matches_reference({x, w, b}, {blocked}, values, 1e-5, 1e-5));
   }
+}
+
+// A skip connection's add (oneDNN's binary post-op) comes after the bias and before the clamp.
+TEST(BlockedConv, AddsTheResidualBeforeTheClamp) {
+  const std::vector<std::pair<ConvCase, Dims>> cases = {
+      {{"3x3 relu",
+        {2, 16, 6, 7},
+        {16, 16, 3, 3},
+        {.padding = Padding::symmetric({1, 1})},
+        true,
+        0,
+        kInf},
+       {2, 16, 6, 7}},
+      {{"1x1 s2 projection",
+        {1, 16, 7, 5},
+        {24, 16, 1, 1},
+        {.strides = {2, 2}},
+        false,
+        -kInf,
+        kInf},
+       {1, 24, 4, 3}},
+      {{"depthwise relu6",
+        {1, 8, 5, 5},
+        {8, 1, 3, 3},
+        {.padding = Padding::symmetric({1, 1}), .groups = 8},
+        true,
+        0,
+        6},
+       {1, 8, 5, 5}},
+  };
+  for (const auto& [c, y_shape] : cases) {
+    SCOPED_TRACE(c.name);
+    Variable x = tensor4(DType::Float32, "x");
+    Variable w = tensor(DType::Float32, c.w, "w");
+    Variable b = vector(DType::Float32, "b");
+    Variable r = tensor4(DType::Float32, "r");
+    const auto [blocked, plain] = blocked_and_plain(c, x, w, b, &r);
+    const std::vector<Tensor> values{
+        random_tensor(DType::Float32, c.x, 11), random_tensor(DType::Float32, c.w, 12),
+        random_tensor(DType::Float32, {c.w[0]}, 13), random_tensor(DType::Float32, y_shape, 14)};
+    const std::vector<Tensor> out = run_graph({x, w, b, r}, {blocked, plain}, values);
+    EXPECT_TRUE(all_close(out[0], out[1], 1e-5, 1e-5));
+    EXPECT_TRUE(fast_matches_reference({x, w, b, r}, {blocked}, values, 1e-5, 1e-5));
+  }
+  // A residual of another shape than the output is the type rule's to name.
+  Variable x = constant(Tensor::zeros(DType::Float32, {1, 16, 6, 6}), "x");
+  Variable w = constant(Tensor::zeros(DType::Float32, {16, 16, 3, 3}), "w");
+  Attrs attrs = blocked_conv_attrs(conv2d(x, w), "OIhw8i8o", 16, 16, false, -kInf, kInf);
+  attrs.set("has_residual", true);
+  EXPECT_TRUE(throws_naming(
+      [&] {
+        (void)op1("BlockedConv", {to_blocks(x), pack(w, 1, "OIhw8i8o"), to_blocks(x)}, attrs);
+      },
+      ErrorKind::ShapeMismatch, {"BlockedConv", "residual (1, 2, 6, 6, 8)", "(1, 2, 4, 4, 8)"}));
 }
 
 TEST(BlockedConv, PrintedNameShowsLayoutAndEpilogue) {
