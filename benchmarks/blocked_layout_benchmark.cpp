@@ -9,7 +9,6 @@
 // docs/conv.md, and with DNNL_VERBOSE=1 to see which oneDNN kernel each node runs.
 #include <benchmark/benchmark.h>
 
-#include <limits>
 #include <source_location>
 #include <string>
 #include <vector>
@@ -17,6 +16,7 @@
 #include "dnnl_bench_util.h"
 #include "paired_timing.h"
 #include "tscope/graph/apply.h"
+#include "tscope/ops/channel_blocks.h"
 #include "tscope/tscope.h"
 
 namespace {
@@ -56,11 +56,6 @@ const std::vector<ConvCase>& conv_cases() {
   return all;
 }
 
-std::string layout_of(const ConvCase& c) {
-  if (c.groups > 1) return "Goihw8g";
-  return c.c % 8 == 0 ? "OIhw8i8o" : "Ohwi8o";
-}
-
 Variable op1(std::string_view name, std::vector<Variable> inputs, Attrs attrs) {
   return tscope::apply_op1(tscope::op_def(name), std::move(inputs), std::move(attrs),
                            std::source_location::current());
@@ -79,8 +74,8 @@ void BM_BlockedConv(benchmark::State& state, const ConvCase& c) {
   const ConvOptions options{.strides = {c.stride, c.stride},
                             .padding = Padding::symmetric({c.kernel / 2, c.kernel / 2}),
                             .groups = c.groups};
-  const std::string layout = layout_of(c);
-  const bool in_blocked = layout != "Ohwi8o";
+  const std::string layout = blocked_weight_layout(c.c, c.o, c.groups).value();
+  const bool in_blocked = input_runs_blocked(layout);
 
   Variable x = tensor(DType::Float32, x_shape, "x");
   Variable w = tensor(DType::Float32, w_shape, "w");
@@ -93,15 +88,7 @@ void BM_BlockedConv(benchmark::State& state, const ConvCase& c) {
   const Tensor w_value = run_once(
       w, op1("PackConvWeights", {w}, {{"block", 8}, {"groups", c.groups}, {"layout", layout}}),
       filled(w_shape, 0.05));
-  Attrs attrs = plain.owner()->attrs();
-  attrs.set("layout", layout);
-  attrs.set("block", std::int64_t{8});
-  attrs.set("in_blocked", in_blocked);
-  attrs.set("channels", c.c);
-  attrs.set("out_channels", c.o);
-  attrs.set("has_bias", false);
-  attrs.set("lower", -std::numeric_limits<double>::infinity());
-  attrs.set("upper", std::numeric_limits<double>::infinity());
+  const Attrs attrs = blocked_conv_attrs(plain.owner()->attrs(), layout, c.c, c.o);
   Variable xb = tensor(DType::Float32, x_value.shape(), "x_blocked");
   Variable wp = tensor(DType::Float32, w_value.shape(), "w_packed");
   FunctionCall blocked_call({xb, wp}, {op1("BlockedConv", {xb, wp}, attrs)}, {x_value, w_value});

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "dnnl_util.h"
 #include "reference_loops.h"
 #include "tscope/core/error.h"
@@ -247,3 +249,41 @@ void run_dnnl_reorder(KernelContext& ctx, const dnnl::memory::desc& from_desc,
 }
 
 }  // namespace tscope::ops::detail
+
+namespace tscope {
+
+std::optional<std::string> blocked_weight_layout(std::int64_t channels, std::int64_t out_channels,
+                                                 std::int64_t groups) {
+  constexpr std::int64_t kB = kChannelBlockSize;
+  if (channels <= 0 || out_channels <= 0 || out_channels % kB != 0) return std::nullopt;
+  if (groups == 1) {
+    if (channels % kB == 0) return "OIhw8i8o";
+    if (channels < kB) return "Ohwi8o";
+    return std::nullopt;
+  }
+  if (groups == channels && groups == out_channels && channels % kB == 0) return "Goihw8g";
+  return std::nullopt;
+}
+
+bool input_runs_blocked(std::string_view layout) {
+  return ops::detail::reads_blocked_input(
+      ops::detail::weight_layout_from(std::string(layout), "input_runs_blocked"));
+}
+
+Attrs blocked_conv_attrs(const Attrs& conv_attrs, const std::string& layout,
+                         std::int64_t channels, std::int64_t out_channels,
+                         const BlockedConvEpilogue& epilogue) {
+  Attrs attrs = conv_attrs;
+  attrs.set("layout", layout);
+  attrs.set("block", kChannelBlockSize);
+  attrs.set("in_blocked", input_runs_blocked(layout));
+  attrs.set("channels", channels);
+  attrs.set("out_channels", out_channels);
+  attrs.set("has_bias", epilogue.has_bias);
+  attrs.set("has_residual", epilogue.has_residual);
+  attrs.set("lower", epilogue.lower);
+  attrs.set("upper", epilogue.upper);
+  return attrs;
+}
+
+}  // namespace tscope

@@ -19,11 +19,12 @@
 #include "tscope/core/tensor.h"
 #include "tscope/graph/attrs.h"
 #include "tscope/graph/op_def.h"
+#include "tscope/ops/channel_blocks.h"
 
 namespace tscope::ops::detail {
 
 /// The block size every blocked op supports today (AVX2's eight float lanes).
-inline constexpr std::int64_t kChannelBlock = 8;
+inline constexpr std::int64_t kChannelBlock = kChannelBlockSize;
 
 enum class WeightLayout { OIhw8i8o, Ohwi8o, Goihw8g };
 

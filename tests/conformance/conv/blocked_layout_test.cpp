@@ -6,8 +6,10 @@
 // the tests build the blocked nodes themselves.
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "conv_test_util.h"
+#include "tscope/ops/channel_blocks.h"
 
 namespace tscope {
 namespace {
@@ -76,6 +78,36 @@ TEST(ChannelBlockReorders, PackedWeightsMatchOneDnnFormatTags) {
             rgb.at(((13 * 3 + 2) * 7 + 1) * 7 + 2));
 }
 
+TEST(ChannelBlockHelpers, WeightLayoutFollowsChannelsAndGroups) {
+  EXPECT_EQ(blocked_weight_layout(64, 128, 1), "OIhw8i8o");
+  EXPECT_EQ(blocked_weight_layout(3, 64, 1), "Ohwi8o");  // an RGB stem reads plain input
+  EXPECT_EQ(blocked_weight_layout(1, 8, 1), "Ohwi8o");
+  EXPECT_EQ(blocked_weight_layout(144, 144, 144), "Goihw8g");
+  EXPECT_EQ(blocked_weight_layout(12, 16, 1), std::nullopt);   // C neither < 8 nor a multiple
+  EXPECT_EQ(blocked_weight_layout(16, 12, 1), std::nullopt);   // O not a multiple of 8
+  EXPECT_EQ(blocked_weight_layout(12, 12, 12), std::nullopt);  // depthwise, C not a multiple
+  EXPECT_EQ(blocked_weight_layout(32, 64, 32), std::nullopt);  // grouped, not depthwise
+  EXPECT_EQ(blocked_weight_layout(64, 64, 4), std::nullopt);
+  EXPECT_EQ(blocked_weight_layout(3, 3, 3), std::nullopt);
+  EXPECT_TRUE(input_runs_blocked("OIhw8i8o"));
+  EXPECT_TRUE(input_runs_blocked("Goihw8g"));
+  EXPECT_FALSE(input_runs_blocked("Ohwi8o"));
+  EXPECT_TRUE(throws_naming([] { (void)input_runs_blocked("nchw"); }, ErrorKind::InvalidArgument,
+                            {"unknown weight layout 'nchw'"}));
+  const Attrs attrs = blocked_conv_attrs({{"groups", std::int64_t{1}}}, "Ohwi8o", 3, 16,
+                                         {.has_bias = true, .lower = 0, .upper = 6});
+  EXPECT_EQ(attrs.get_int("groups"), 1);
+  EXPECT_EQ(attrs.get_string("layout"), "Ohwi8o");
+  EXPECT_EQ(attrs.get_int("block"), kChannelBlockSize);
+  EXPECT_FALSE(attrs.get_bool("in_blocked"));
+  EXPECT_EQ(attrs.get_int("channels"), 3);
+  EXPECT_EQ(attrs.get_int("out_channels"), 16);
+  EXPECT_TRUE(attrs.get_bool("has_bias"));
+  EXPECT_FALSE(attrs.get_bool("has_residual"));
+  EXPECT_EQ(attrs.get_double("lower"), 0.0);
+  EXPECT_EQ(attrs.get_double("upper"), 6.0);
+}
+
 struct ConvCase {
   std::string name;
   Dims x;
@@ -86,29 +118,11 @@ struct ConvCase {
   double upper;
 };
 
+// The layout the compiler would choose (blocked_weight_layout); every case here has one.
 std::string layout_for(const ConvCase& c) {
-  if (c.options.groups > 1) return "Goihw8g";
-  return c.x[1] % 8 == 0 ? "OIhw8i8o" : "Ohwi8o";
-}
-
-// The attrs of a BlockedConv standing for `plain_conv` (a Conv node's output).
-Attrs blocked_conv_attrs(const Variable& plain_conv,
-                         const std::string& layout,
-                         std::int64_t channels,
-                         std::int64_t out_channels,
-                         bool has_bias,
-                         double lower,
-                         double upper) {
-  Attrs attrs = plain_conv.owner()->attrs();
-  attrs.set("layout", layout);
-  attrs.set("block", std::int64_t{8});
-  attrs.set("in_blocked", layout != "Ohwi8o");
-  attrs.set("channels", channels);
-  attrs.set("out_channels", out_channels);
-  attrs.set("has_bias", has_bias);
-  attrs.set("lower", lower);
-  attrs.set("upper", upper);
-  return attrs;
+  const std::optional<std::string> layout = blocked_weight_layout(c.x[1], c.w[0], c.options.groups);
+  EXPECT_TRUE(layout.has_value()) << c.name;
+  return layout.value_or("none");
 }
 
 // BlockedConv(ToChannelBlocks(x), PackConvWeights(w), b[, ToChannelBlocks(residual)]) read back,
@@ -120,15 +134,18 @@ std::pair<Variable, Variable> blocked_and_plain(const ConvCase& c,
                                                 const Variable* residual = nullptr) {
   Variable plain = conv2d(x, w, c.options);
   const std::string layout = layout_for(c);
-  const bool in_blocked = layout != "Ohwi8o";
-  Attrs attrs = blocked_conv_attrs(plain, layout, c.x[1], c.w[0], c.bias, c.lower, c.upper);
+  const bool in_blocked = input_runs_blocked(layout);
+  Attrs attrs = blocked_conv_attrs(plain.owner()->attrs(), layout, c.x[1], c.w[0],
+                                   {.has_bias = c.bias,
+                                    .has_residual = residual != nullptr,
+                                    .lower = c.lower,
+                                    .upper = c.upper});
   std::vector<Variable> inputs{in_blocked ? to_blocks(x) : x, pack(w, c.options.groups, layout)};
   if (c.bias) {
     inputs.push_back(b);
     plain = plain + dimshuffle(b, {kNewAxis, 0, kNewAxis, kNewAxis});
   }
   if (residual != nullptr) {
-    attrs.set("has_residual", true);
     inputs.push_back(to_blocks(*residual));
     plain = plain + *residual;
   }
@@ -264,8 +281,8 @@ TEST(BlockedConv, AddsTheResidualBeforeTheClamp) {
   // A residual of another shape than the output is the type rule's to name.
   Variable x = constant(Tensor::zeros(DType::Float32, {1, 16, 6, 6}), "x");
   Variable w = constant(Tensor::zeros(DType::Float32, {16, 16, 3, 3}), "w");
-  Attrs attrs = blocked_conv_attrs(conv2d(x, w), "OIhw8i8o", 16, 16, false, -kInf, kInf);
-  attrs.set("has_residual", true);
+  const Attrs attrs =
+      blocked_conv_attrs(conv2d(x, w).owner()->attrs(), "OIhw8i8o", 16, 16, {.has_residual = true});
   EXPECT_TRUE(throws_naming(
       [&] {
         (void)op1("BlockedConv", {to_blocks(x), pack(w, 1, "OIhw8i8o"), to_blocks(x)}, attrs);
@@ -344,7 +361,7 @@ TEST(ChannelBlockErrors, NameTheProblem) {
   Variable x = tensor4(DType::Float32, "x");
   Variable w8 = constant(Tensor::zeros(DType::Float32, {8, 8, 3, 3}), "w8");
   // the packed weights hold 8 input channels
-  Attrs attrs = blocked_conv_attrs(conv2d(x, w8), "OIhw8i8o", 16, 8, false, -kInf, kInf);
+  Attrs attrs = blocked_conv_attrs(conv2d(x, w8).owner()->attrs(), "OIhw8i8o", 16, 8);
   EXPECT_TRUE(throws_naming(
       [&] {
         (void)op1("BlockedConv", {to_blocks(x), pack(w8, 1, "OIhw8i8o")}, attrs);
@@ -378,7 +395,8 @@ TEST(ChannelBlockErrors, BlockedConvChecksItsInputsAndAttrs) {
   Variable x = tensor4(DType::Float32, "x");
   Variable w = constant(Tensor::zeros(DType::Float32, {16, 8, 3, 3}), "w");
   Variable packed = pack(w, 1, "OIhw8i8o");
-  const Attrs attrs = blocked_conv_attrs(conv2d(x, w), "OIhw8i8o", 8, 16, true, 0, kInf);
+  const Attrs attrs = blocked_conv_attrs(conv2d(x, w).owner()->attrs(), "OIhw8i8o", 8, 16,
+                                         {.has_bias = true, .lower = 0});
   Variable b = vector(DType::Float32, "b");
   // Plain (rank 4) data where the layout reads blocked data.
   EXPECT_TRUE(throws_naming(

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+/// What code that creates the channel-blocked ops needs to know (docs/conv.md, "Channel-blocked
+/// layout"): the weight layout a convolution runs with, if any, and the attrs of a BlockedConv.
+/// The ops themselves (ToChannelBlocks, FromChannelBlocks, PackConvWeights, BlockedConv,
+/// BlockedMaxPool, BlockedAvgPool) are compiler-internal and created with apply_op by name:
+///
+///   const auto layout = blocked_weight_layout(channels, out_channels, groups);   // "OIhw8i8o"
+///   Attrs attrs = blocked_conv_attrs(conv.attrs(), *layout, channels, out_channels,
+///                                    {.has_bias = true, .lower = 0});              // + ReLU
+///   // inputs: x (blocked when input_runs_blocked(*layout)), PackConvWeights(w), bias
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tscope/graph/attrs.h"
+
+namespace tscope {
+
+/// The channel block of the blocked ops (attr "block"): eight float32 lanes, one AVX2 register.
+inline constexpr std::int64_t kChannelBlockSize = 8;
+
+/// The packed weight layout (PackConvWeights' and BlockedConv's attr "layout") for a float32 2-D
+/// convolution with `channels` inputs, `out_channels` outputs and `groups`, or nullopt when it
+/// cannot run blocked. Every layout needs `out_channels` a multiple of 8; then
+///   - "OIhw8i8o": groups 1, channels a multiple of 8 (blocked input);
+///   - "Ohwi8o":   groups 1, channels below 8 (plain input: a first layer on RGB images);
+///   - "Goihw8g":  depthwise, groups = channels = out_channels (blocked input).
+[[nodiscard]] std::optional<std::string> blocked_weight_layout(std::int64_t channels,
+                                                               std::int64_t out_channels,
+                                                               std::int64_t groups);
+
+/// Whether a BlockedConv with weights in `layout` reads blocked input (BlockedConv's attr
+/// "in_blocked"): all layouts but "Ohwi8o". Throws InvalidArgument for an unknown layout.
+[[nodiscard]] bool input_runs_blocked(std::string_view layout);
+
+/// What a BlockedConv applies after the convolution: y = clamp(conv + bias + residual, lower,
+/// upper). The bias (O,) and the residual (blocked, the output's shape) are extra inputs, in that
+/// order. lower 0 and upper +inf is ReLU, 0 and 6 ReLU6; infinite bounds mean none.
+struct BlockedConvEpilogue {
+  bool has_bias = false;
+  bool has_residual = false;
+  double lower = -std::numeric_limits<double>::infinity();
+  double upper = std::numeric_limits<double>::infinity();
+};
+
+/// The attrs of a BlockedConv standing for a Conv with `conv_attrs` (strides, pads, dilations,
+/// groups, ... kept as they are): adds layout, block, in_blocked, channels, out_channels,
+/// has_bias, has_residual, lower and upper.
+[[nodiscard]] Attrs blocked_conv_attrs(const Attrs& conv_attrs,
+                                       const std::string& layout,
+                                       std::int64_t channels,
+                                       std::int64_t out_channels,
+                                       const BlockedConvEpilogue& epilogue = {});
+
+}  // namespace tscope
