@@ -8,7 +8,6 @@
 #include "tscope/rewrite/channel_block_rules.h"
 
 #include <cmath>
-#include <limits>
 #include <optional>
 #include <source_location>
 #include <string>
@@ -16,13 +15,13 @@
 #include <unordered_set>
 #include <vector>
 
+#include "tscope/ops/channel_blocks.h"
 #include "tscope/ops/registry.h"
 #include "tscope/ops/shape.h"
 
 namespace tscope::rewrite {
 namespace {
-constexpr std::int64_t kBlock = 8;
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr std::int64_t kBlock = kChannelBlockSize;
 
 using Clients = std::unordered_map<const VariableNode*, std::vector<ApplyNode*>>;
 
@@ -32,21 +31,6 @@ Clients find_clients(const std::vector<ApplyNode*>& order) {
     for (const Variable& input : node->inputs()) clients[input.node()].push_back(node);
   }
   return clients;
-}
-
-// The weight layout BlockedConv needs for a convolution with these channel counts, or none when
-// the convolution stays on plain data. "Ohwi8o" reads plain input: a first layer with fewer
-// channels than a block (RGB images).
-std::optional<std::string> weight_layout(std::int64_t channels, std::int64_t out_channels,
-                                         std::int64_t groups) {
-  if (channels <= 0 || out_channels <= 0 || out_channels % kBlock != 0) return std::nullopt;
-  if (groups == 1) {
-    if (channels % kBlock == 0) return "OIhw8i8o";
-    if (channels < kBlock) return "Ohwi8o";
-    return std::nullopt;
-  }
-  if (groups == channels && groups == out_channels && channels % kBlock == 0) return "Goihw8g";
-  return std::nullopt;
 }
 
 std::optional<double> scalar_constant_value(const Variable& value) {
@@ -143,18 +127,12 @@ class ChannelBlocker {
     const std::int64_t groups = conv.attrs().get_int("groups");
     const std::int64_t out_channels = w.type().dims[0];
     const std::int64_t channels = w.type().dims[1] * groups;
-    const std::optional<std::string> layout = weight_layout(channels, out_channels, groups);
+    const std::optional<std::string> layout = blocked_weight_layout(channels, out_channels, groups);
     if (!layout) return;
-    const bool in_blocked = *layout != "Ohwi8o";
+    const bool in_blocked = input_runs_blocked(*layout);
     const std::int64_t x_channels = x.type().dims[1];
     if (x_channels != kUnknownDim && x_channels != channels) return;  // the type rule's to report
 
-    Attrs attrs = conv.attrs();
-    attrs.set("layout", *layout);
-    attrs.set("block", kBlock);
-    attrs.set("in_blocked", in_blocked);
-    attrs.set("channels", channels);
-    attrs.set("out_channels", out_channels);
     std::vector<Variable> inputs{in_blocked ? blocked(x, conv.provenance()) : x,
                                  packed_weights(w, groups, *layout, conv.provenance())};
 
@@ -169,37 +147,34 @@ class ChannelBlocker {
         next = only_client(result);
       }
     }
-    bool has_residual = false;
+    BlockedConvEpilogue epilogue;
+    epilogue.has_bias = inputs.size() == 3;
     if (next != nullptr) {
       if (std::optional<Variable> residual = residual_of(*next, result)) {
         inputs.push_back(*residual);
-        has_residual = true;
+        epilogue.has_residual = true;
         absorb(*next, result);
         next = only_client(result);
       }
     }
-    double lower = -kInfinity;
-    double upper = kInfinity;
     if (next != nullptr) {
       if (std::optional<double> bound = bound_of(*next, result, "Maximum")) {
-        lower = *bound;
+        epilogue.lower = *bound;
         absorb(*next, result);
         next = only_client(result);
       }
     }
     if (next != nullptr) {
       if (std::optional<double> bound = bound_of(*next, result, "Minimum");
-          bound && *bound >= lower) {
-        upper = *bound;
+          bound && *bound >= epilogue.lower) {
+        epilogue.upper = *bound;
         absorb(*next, result);
       }
     }
-    attrs.set("has_bias", inputs.size() == (has_residual ? 4U : 3U));
-    attrs.set("has_residual", has_residual);
-    attrs.set("lower", lower);
-    attrs.set("upper", upper);
-    const auto blocked_conv = ApplyNode::create(op_def("BlockedConv"), std::move(inputs),
-                                                std::move(attrs), conv.provenance());
+    const auto blocked_conv = ApplyNode::create(
+        op_def("BlockedConv"), std::move(inputs),
+        blocked_conv_attrs(conv.attrs(), *layout, channels, out_channels, epilogue),
+        conv.provenance());
     record(result, blocked_conv->output(0));
   }
 
