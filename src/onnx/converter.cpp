@@ -48,9 +48,8 @@ Tensor NodeContext::required_constant_input(int index, std::string_view what) co
   std::optional<Tensor> value = constant_input(index);
   if (!value) {
     throw_error(ErrorKind::Unsupported,
-                "input {} ({}) must be known when the model is imported (a constant or an "
-                "initializer, or computed from them)",
-                index, what);
+                "input {} ({}) {} (a constant or an initializer, or computed from them)", index,
+                what, kNeedsImportTimeValue);
   }
   return *value;
 }

@@ -19,6 +19,11 @@
 
 namespace tscope::onnx {
 
+/// The words of the Unsupported error for an input a converter needs at import time (the
+/// conformance runner recognises it and binds the test's parameter inputs instead).
+inline constexpr std::string_view kNeedsImportTimeValue = "must be known when the model is imported";
+
+
 /// What a converter sees: the node, its inputs as Variables and typed attribute access. Every
 /// attribute a converter reads is marked; the importer rejects nodes with attributes nobody read,
 /// so an unsupported attribute is an error rather than silently ignored.

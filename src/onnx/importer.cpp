@@ -33,6 +33,18 @@ std::int64_t default_domain_opset(const ::onnx::ModelProto& model, std::string_v
   throw_error(ErrorKind::Parse, "{}: the model imports no opset", source);
 }
 
+// A graph input given a value at import (ImportOptions::input_values): a constant.
+Variable bound_input(const ::onnx::ValueInfoProto& info, const Tensor& value) {
+  if (info.type().has_tensor_type()) {
+    const DType declared = dtype_from_onnx(info.type().tensor_type().elem_type(), info.name());
+    if (declared != value.dtype()) {
+      throw_error(ErrorKind::InvalidArgument, "graph input '{}' is declared {} but its value is {}",
+                  info.name(), dtype_name(declared), dtype_name(value.dtype()));
+    }
+  }
+  return constant(value, info.name());
+}
+
 Variable graph_input(const ::onnx::ValueInfoProto& info, const ImportOptions& options) {
   const std::string& name = info.name();
   if (!info.type().has_tensor_type()) {
@@ -144,6 +156,11 @@ class Importer {
     }
     for (const ::onnx::ValueInfoProto& input : graph.input()) {
       if (values_.count(input.name()) != 0) continue;  // an initializer also listed as input
+      if (const auto given = options_.input_values.find(input.name());
+          given != options_.input_values.end()) {
+        values_[input.name()] = bound_input(input, given->second);
+        continue;
+      }
       Variable variable = graph_input(input, options_);
       values_[input.name()] = variable;
       result.inputs.push_back({input.name(), variable});

@@ -40,6 +40,10 @@ struct ImportOptions {
   std::map<std::string, Dims, std::less<>> input_dims;
   /// Initializers become constants instead of shared variables.
   bool initializers_as_constants = false;
+  /// Graph inputs given values at import, by name: each becomes a constant as an initializer
+  /// would (for inputs a converter must know, such as Resize's scales) and leaves `inputs`. A
+  /// value whose dtype is not the declared one is an InvalidArgument error naming the input.
+  std::map<std::string, Tensor, std::less<>> input_values;
 };
 
 struct NamedVariable {

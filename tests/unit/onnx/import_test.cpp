@@ -100,6 +100,27 @@ TEST(OnnxImport, GivenInputDimsReplaceSymbolicOnes) {
   EXPECT_EQ(import_error(add_relu_model().bytes(), options).kind(), ErrorKind::ShapeMismatch);
 }
 
+TEST(OnnxImport, InputValuesBindGraphInputsAsConstants) {
+  // Expand(x, shape) with shape a graph input: the converter needs it at import time.
+  ModelBuilder model;
+  model.input("x", kFloat, {3, 1}).input("shape", kInt64, {2}).output("y", kFloat, {3, 4});
+  model.node("Expand", {"x", "shape"}, {"y"});
+  EXPECT_EQ(import_error(model.bytes()).kind(), ErrorKind::Unsupported);
+  ImportOptions options;
+  options.input_values["shape"] = Tensor::from_vector<std::int64_t>({2}, {3, 4});
+  const ImportedModel imported = import_model_bytes(model.bytes(), "expand.onnx", options);
+  ASSERT_EQ(imported.inputs.size(), 1u);  // the bound input is no input any more
+  EXPECT_EQ(imported.inputs[0].name, "x");
+  EXPECT_EQ(imported.outputs[0].variable.type().dims, (Dims{3, 4}));
+  // A value of another dtype than the declared one is refused, naming the input.
+  options.input_values["shape"] = Tensor::from_vector<float>({2}, {3, 4});
+  const Error mismatch = import_error(model.bytes(), options);
+  EXPECT_EQ(mismatch.kind(), ErrorKind::InvalidArgument);
+  EXPECT_NE(std::string(mismatch.what()).find("graph input 'shape' is declared int64 but its value is float32"),
+            std::string::npos)
+      << mismatch.what();
+}
+
 TEST(OnnxImport, ShapeArithmeticOnKnownDimsFoldsToConstants) {
   // Reshape(x, Concat(Gather(Shape(x), 0), [-1])): the exporters' flatten idiom.
   ModelBuilder model;
