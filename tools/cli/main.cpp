@@ -32,7 +32,7 @@ int exit_code_for(tscope::ErrorKind kind) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  tscope::cli::reexec_with_passive_openmp_wait(argv);
+  tscope::cli::reexec_with_short_openmp_spin(argv);
   CLI::App app{
       "Tensorscope: a tensor-graph compiler and runtime that tells you where the time and memory "
       "go"};

@@ -11,21 +11,28 @@ namespace tscope::cli {
 
 namespace {
 constexpr const char* kWaitPolicy = "OMP_WAIT_POLICY";
+constexpr const char* kSpinCount = "GOMP_SPINCOUNT";
+// About 10 to 30 microseconds of spinning: long enough to catch the next node's parallel region,
+// short enough not to take a busy core for long.
+constexpr const char* kShortSpin = "10000";
 }  // namespace
 
-// libgomp's idle threads spin for a while after each parallel region. On a machine whose cores
-// are busy they take the cores from the next node (a BLAS call, an elementwise loop), and a small
-// oneDNN convolution then waits for threads that are descheduled: measured on 2 busy cores, the
-// voxel CNN's MaxPool3d went from 14.8 ms to 3.1 ms per call with the passive policy, and tiny
-// convolutions from up to 8 ms to tens of microseconds. The policy is read once when libgomp
-// loads, before main runs, so setting it now needs a fresh image of the program.
-void reexec_with_passive_openmp_wait(char** argv) {
-  if (std::getenv(kWaitPolicy) != nullptr) return;
-  if (setenv(kWaitPolicy, "passive", 1) != 0) return;
+// libgomp's idle threads spin after each parallel region, by default for some 300000 iterations
+// (a fraction of a millisecond to milliseconds). On a machine whose cores are busy they take the
+// cores from the next node (a BLAS call, an elementwise loop): measured on 2 busy cores, the voxel
+// CNN's MaxPool3d took 14.8 ms per call that way and 3.1 ms with the passive policy. But threads
+// that sleep at once must be woken through the kernel for every region, and an inference of small
+// primitives pays that on each node: at 2 threads, MobileNet-v2 took 9.3 to 12 ms and the LSTM 1.5
+// to 2.0 ms passive, against 5.1 to 6.2 ms and 0.61 to 0.63 ms with a 10000-iteration spin, while
+// the voxel CNN's step was within the noise of passive, busy or not. Both settings are read once
+// when libgomp loads, before main runs, so setting them needs a fresh image of the program.
+void reexec_with_short_openmp_spin(char** argv) {
+  if (std::getenv(kWaitPolicy) != nullptr || std::getenv(kSpinCount) != nullptr) return;
+  if (setenv(kSpinCount, kShortSpin, 1) != 0) return;
   execv("/proc/self/exe", argv);
   // Still here: no /proc (or exec refused). Run on with libgomp's default; the profile header
-  // says which policy was in force.
-  unsetenv(kWaitPolicy);
+  // says which setting was in force.
+  unsetenv(kSpinCount);
 }
 
 // The OpenMP runtime arrives with oneDNN's library, not with this program's objects, so it is
@@ -35,8 +42,12 @@ std::string openmp_description() {
   auto* max_threads = reinterpret_cast<MaxThreads>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
   if (max_threads == nullptr) return "";
   const char* policy = std::getenv(kWaitPolicy);
-  return fmt::format("{} threads, wait policy {}", max_threads(),
-                     policy != nullptr ? policy : "default (spin, then sleep)");
+  const char* spin = std::getenv(kSpinCount);
+  if (policy != nullptr) return fmt::format("{} threads, wait policy {}", max_threads(), policy);
+  if (spin != nullptr) {
+    return fmt::format("{} threads, wait policy spin {} then sleep", max_threads(), spin);
+  }
+  return fmt::format("{} threads, wait policy default (spin, then sleep)", max_threads());
 }
 
 void set_openmp_threads(int threads) {
