@@ -12,9 +12,9 @@ namespace tscope::cli {
 namespace {
 constexpr const char* kWaitPolicy = "OMP_WAIT_POLICY";
 constexpr const char* kSpinCount = "GOMP_SPINCOUNT";
-// About 10 to 30 microseconds of spinning: long enough to catch the next node's parallel region,
-// short enough not to take a busy core for long.
-constexpr const char* kShortSpin = "10000";
+// A few microseconds of spinning: long enough to catch the next region of a small primitive (an
+// LSTM step, a depthwise convolution), short enough not to take a busy core for long.
+constexpr const char* kShortSpin = "3000";
 }  // namespace
 
 // libgomp's idle threads spin after each parallel region, by default for some 300000 iterations
@@ -22,10 +22,12 @@ constexpr const char* kShortSpin = "10000";
 // cores from the next node (a BLAS call, an elementwise loop): measured on 2 busy cores, the voxel
 // CNN's MaxPool3d took 14.8 ms per call that way and 3.1 ms with the passive policy. But threads
 // that sleep at once must be woken through the kernel for every region, and an inference of small
-// primitives pays that on each node: at 2 threads, MobileNet-v2 took 9.3 to 12 ms and the LSTM 1.5
-// to 2.0 ms passive, against 5.1 to 6.2 ms and 0.61 to 0.63 ms with a 10000-iteration spin, while
-// the voxel CNN's step was within the noise of passive, busy or not. Both settings are read once
-// when libgomp loads, before main runs, so setting them needs a fresh image of the program.
+// primitives pays that on each node. At 2 threads, measured alternately: MobileNet-v2 5.8 to 9.1 ms
+// and the LSTM 1.4 to 1.6 ms per call passive, against 4.8 to 4.9 ms and 0.59 to 0.63 ms with a
+// 3000-iteration spin; ResNet-18 22 to 24 ms either way (a 10000-iteration spin made its median
+// jump to 30 to 50 ms in some runs); the voxel CNN's training step within the noise of passive,
+// with one core busy or not. Both settings are read once when libgomp loads, before main runs, so
+// setting them needs a fresh image of the program.
 void reexec_with_short_openmp_spin(char** argv) {
   if (std::getenv(kWaitPolicy) != nullptr || std::getenv(kSpinCount) != nullptr) return;
   if (setenv(kSpinCount, kShortSpin, 1) != 0) return;
