@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "blocked_conv_dnnl.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <optional>
@@ -14,6 +15,13 @@ struct BlockedConvState final : KernelState {
   bool unimplemented = false;
   DnnlCall call;
 };
+
+// A bound as the float oneDNN takes: infinite or beyond float's range becomes the largest float
+// of its sign (converting an out-of-range double to float is undefined).
+float as_float_bound(double bound) {
+  return static_cast<float>(std::clamp(bound, -static_cast<double>(FLT_MAX),
+                                       static_cast<double>(FLT_MAX)));
+}
 
 constexpr int kResidualArg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1;
 
@@ -29,8 +37,7 @@ dnnl::post_ops epilogue_post_ops(const ConvEpilogue& epilogue, const dnnl::memor
     post_ops.append_eltwise(1.0F, dnnl::algorithm::eltwise_relu, 0.0F, 0.0F);
   } else if (lower || upper) {
     post_ops.append_eltwise(1.0F, dnnl::algorithm::eltwise_clip,
-                            lower ? static_cast<float>(epilogue.lower) : -FLT_MAX,
-                            upper ? static_cast<float>(epilogue.upper) : FLT_MAX);
+                            as_float_bound(epilogue.lower), as_float_bound(epilogue.upper));
   }
   return post_ops;
 }
