@@ -79,7 +79,8 @@ void dot_tips(const FunctionRecord& function, std::vector<Tip>& tips) {
                       fmt::format("{} multiplies {} by {}: mixed dtypes cannot use BLAS. Cast both "
                                   "inputs to one float dtype (est. gain up to {:.3e}s).",
                                   node_label(node), a.dtype, b.dtype, seconds(node.total_ns))});
-    } else if (a.shape.size() == 2 && b.shape.size() == 2 && node.impl != "blas") {
+    } else if (a.shape.size() == 2 && b.shape.size() == 2 && node.impl != "blas" &&
+               node.impl != "dnnl") {
       tips.push_back({"dot_not_blas",
                       fmt::format("{} is a generic Dot of two 2-D inputs ({} {} x {} {}) that did "
                                   "not run on BLAS (impl {}); BLAS needs float32 or float64 inputs "

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Dot22, Gemm, Gemv, Ger and BatchedDot: BLAS kernels against the reference loops on odd sizes,
 // batch 1, transposed and strided inputs, float32 and float64; gradients by finite differences.
+#include <algorithm>
 #include <ostream>
+#include <thread>
 
 #include "support/test_util.h"
 
@@ -99,6 +101,13 @@ TEST_P(BlasOps, BlasKernelMatchesReference) {
   const double tolerance = c.dtype == DType::Float32 ? 1e-4 : 1e-10;
   EXPECT_TRUE(testing::fast_matches_reference(inputs, {graph.build(inputs)}, values, tolerance,
                                               tolerance));
+  if (c.op.starts_with("Gemm")) {
+    // Float32 Gemm runs oneDNN's sgemm only when BLAS has one thread: check that path too.
+    set_blas_threads(1);
+    EXPECT_TRUE(testing::fast_matches_reference(inputs, {graph.build(inputs)}, values, tolerance,
+                                                tolerance));
+    set_blas_threads(static_cast<int>(std::max(1U, std::thread::hardware_concurrency())));
+  }
 }
 
 std::vector<BlasCase> blas_cases() {
@@ -108,7 +117,9 @@ std::vector<BlasCase> blas_cases() {
     const char* name;
     std::int64_t batch, m, k, n;
   };
-  const std::vector<Size> sizes = {{"3x5x7", 3, 3, 5, 7}, {"batch1", 1, 1, 5, 7}, {"k1", 2, 4, 1, 3}};
+  // "wide" is large enough for oneDNN's sgemm (Gemm's float32 kernel) to take its blocked path.
+  const std::vector<Size> sizes = {
+      {"3x5x7", 3, 3, 5, 7}, {"batch1", 1, 1, 5, 7}, {"k1", 2, 4, 1, 3}, {"wide", 2, 40, 150, 70}};
   const std::vector<std::pair<Layout, const char*>> layouts = {
       {Layout::Contiguous, "contig"}, {Layout::Transposed, "transposed"}, {Layout::Strided, "strided"}};
   for (const std::string& op : ops) {
@@ -148,6 +159,11 @@ TEST(Gemm, ColumnTermBroadcastsAndGradientSumsIt) {
       [](const auto& v) { return gemm(v[0], v[1], v[2], 1.0, 3.0); },
       {testing::random_tensor(DType::Float64, {3, 1}, 1), testing::random_tensor(DType::Float64, {3, 2}, 2),
        testing::random_tensor(DType::Float64, {2, 4}, 3)}));
+}
+
+TEST(Gemm, FastKernelIsOneDnnSgemm) {
+  EXPECT_EQ(op_def("Gemm").fast.name, std::string("dnnl"));
+  EXPECT_EQ(op_def("Dot22").fast.name, std::string("blas"));
 }
 
 TEST(Gemm, PrintsLikeTheano) {

@@ -66,6 +66,15 @@ TEST(Tips, NothingFiresOnAPlainFloat32Graph) {
   EXPECT_NE(render_tips(profile).find("Sorry, no tip for today.\n"), std::string::npos);
 }
 
+TEST(Tips, NoBlasTipForAGemmOnOneDnnSgemm) {
+  const Profile profile = one_function(
+      {node("Gemm(b, x, w)", "Gemm", "dnnl", {kF32Matrix, kF32Matrix, kF32Matrix}, {kF32Matrix})});
+  EXPECT_TRUE(tips_of_rule(profile, "dot_not_blas").empty());
+  const Profile reference = one_function(
+      {node("Gemm(b, x, w)", "Gemm", "ref", {kF32Matrix, kF32Matrix, kF32Matrix}, {kF32Matrix})});
+  EXPECT_EQ(tips_of_rule(reference, "dot_not_blas").size(), 1u);
+}
+
 TEST(Tips, Float64FiresAndNamesTheNode) {
   const TensorRecord f64 = tensor("float64", {64});
   const auto tips =
