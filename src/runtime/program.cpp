@@ -101,7 +101,7 @@ Program Program::link(const FunctionGraph& graph,
     }
     program.instructions_.push_back(instruction);
     program.nodes_.push_back(node);
-    program.impl_names_.push_back(impl->name);
+    program.impl_names_.push_back(impl->name_for(node->inputs(), node->attrs()));
     program.input_slots_.push_back(std::move(inputs));
     program.output_slots_.push_back(std::move(outputs));
     prepare_times.emplace_back(clock.now_ns() - prepare_start_ns, node->to_string());

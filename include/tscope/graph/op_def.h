@@ -72,7 +72,16 @@ struct KernelImpl {
   KernelFn fn = nullptr;
   /// Optional link-time check: can this implementation run a node with these inputs and attrs?
   bool (*accepts)(std::span<const Variable> inputs, const Attrs& attrs) = nullptr;
+  /// Optional, for a kernel that picks its library per node (by dtype, attrs or the BLAS thread
+  /// count when the function is linked): the library a node with these inputs and attrs runs,
+  /// which the profile shows instead of `name`. Returns a string with static storage.
+  std::string_view (*label)(std::span<const Variable> inputs, const Attrs& attrs) = nullptr;
   [[nodiscard]] bool available() const noexcept { return fn != nullptr; }
+  /// The impl name the profile shows for a node.
+  [[nodiscard]] std::string_view name_for(std::span<const Variable> inputs,
+                                          const Attrs& attrs) const {
+    return label != nullptr ? label(inputs, attrs) : name;
+  }
 };
 
 /// What a pullback sees. An undefined Variable in output_grads means "zero".

@@ -5,7 +5,9 @@
 // The fast kernel multiplies float32 with oneDNN's sgemm when BLAS runs on one thread (about 8%
 // faster than OpenBLAS's on the ONNX MLP's 64x784x512 and 64x512x512 products; docs/performance.md)
 // and otherwise with BLAS: at two threads on a busy 2-core machine oneDNN's OpenMP sgemm was the
-// slower one (64x512x10: 190 us against 43), so multi-threaded calls keep OpenBLAS's threads.
+// slower one (64x512x10: 190 us against 43), so multi-threaded calls keep OpenBLAS's threads. The
+// profile's impl column says which library a node runs ("dnnl" or "blas"), decided when the
+// function is linked.
 #include <fmt/format.h>
 #include <oneapi/dnnl/dnnl.h>
 
@@ -105,6 +107,9 @@ void compute_gemm_reference(KernelContext& ctx) {
   }
 }
 
+// One BLAS thread: oneDNN's sgemm is the faster single-threaded one here.
+bool sgemm_runs_on_dnnl() { return openblas_get_num_threads() == 1; }
+
 template <class T>
 void run_gemm_fast(KernelContext& ctx, const GemmShape& s) {
   const Tensor& z = ctx.input(0);
@@ -128,7 +133,7 @@ void run_gemm_fast(KernelContext& ctx, const GemmShape& s) {
   const detail::BlasMatrix a = detail::blas_matrix(ctx.input(1), ctx);
   const detail::BlasMatrix b = detail::blas_matrix(ctx.input(2), ctx);
   if constexpr (std::is_same_v<T, float>) {
-    if (openblas_get_num_threads() == 1) {
+    if (sgemm_runs_on_dnnl()) {
       // dnnl_sgemm takes the same row-major operands as cblas_sgemm, transposes as 'N'/'T'.
       const auto flag = [](CBLAS_TRANSPOSE t) { return t == CblasNoTrans ? 'N' : 'T'; };
       if (dnnl_sgemm(flag(a.transpose), flag(b.transpose), s.m, s.n, s.k, alpha,
@@ -153,6 +158,10 @@ void compute_gemm_fast(KernelContext& ctx) {
 
 bool gemm_blas_accepts(std::span<const Variable> inputs, const Attrs&) {
   return detail::all_same_float_dtype(inputs);
+}
+
+std::string_view gemm_fast_label(std::span<const Variable> inputs, const Attrs&) {
+  return inputs[0].dtype() == DType::Float32 && sgemm_runs_on_dnnl() ? "dnnl" : "blas";
 }
 
 Variable scaled(const Variable& value, double factor) {
@@ -181,11 +190,11 @@ Cost gemm_cost(const CostContext& ctx) {
 void register_gemm(OpRegistry& registry) {
   registry.add({.name = "Gemm",
                 .family = "Gemm",
-                .summary = "beta * z + alpha * x.y through oneDNN sgemm (f32, 1 thread) or BLAS",
+                .summary = "beta * z + alpha * x.y through BLAS gemm (oneDNN's sgemm for f32 at 1 thread)",
                 .num_inputs = 3,
                 .infer = infer_gemm,
                 .reference = {"ref", compute_gemm_reference},
-                .fast = {"dnnl", compute_gemm_fast, gemm_blas_accepts},
+                .fast = {"blas", compute_gemm_fast, gemm_blas_accepts, gemm_fast_label},
                 .pullback = pullback_gemm,
                 .cost = gemm_cost,
                 .print = [](const OpDef&, const Attrs&) { return std::string("Gemm{no_inplace}"); }});

@@ -231,7 +231,7 @@ void register_lstm(OpRegistry& registry) {
                 .num_outputs = 3,
                 .infer = infer_lstm,
                 .reference = {"ref", detail::compute_recurrent_reference<LstmCell>},
-                .fast = {"dnnl", compute_lstm_fast},
+                .fast = {"blas", compute_lstm_fast, nullptr, detail::lstm_fast_label},
                 .pullback = pullback_lstm,
                 .cost = lstm_cost,
                 .print = [](const OpDef&, const Attrs& attrs) {

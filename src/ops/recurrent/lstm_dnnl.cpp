@@ -99,11 +99,20 @@ void reorder_gates(const float* onnx, std::int64_t hidden, std::int64_t columns,
 }
 }  // namespace
 
+namespace {
+bool runs_on_dnnl(DType dtype, const Attrs& attrs) {
+  const RecurrentLayout layout = recurrent_layout(CellKind::Lstm, attrs);
+  return dtype == DType::Float32 && layout.peepholes < 0 && layout.lengths < 0;
+}
+}  // namespace
+
+std::string_view lstm_fast_label(std::span<const Variable> inputs, const Attrs& attrs) {
+  return runs_on_dnnl(inputs[0].dtype(), attrs) ? "dnnl" : "blas";
+}
+
 bool run_lstm_dnnl(KernelContext& ctx) {
   const RecurrentLayout layout = recurrent_layout(CellKind::Lstm, *ctx.attrs);
-  if (ctx.input(0).dtype() != DType::Float32 || layout.peepholes >= 0 || layout.lengths >= 0) {
-    return false;
-  }
+  if (!runs_on_dnnl(ctx.input(0).dtype(), *ctx.attrs)) return false;
   RecurrentOperands<float> operands(ctx);
   ForwardArgs<float> a = gather_forward(operands, ctx, CellKind::Lstm, layout);
   const RecurrentExtents& n = a.n;

@@ -13,4 +13,8 @@ namespace tscope::ops::detail {
 /// caller runs the BLAS loops.
 [[nodiscard]] bool run_lstm_dnnl(KernelContext& ctx);
 
+/// The fast kernel's library for a node, as the profile shows it: "dnnl" for float32 without
+/// peepholes or sequence_lens, "blas" for the loops that run the rest.
+[[nodiscard]] std::string_view lstm_fast_label(std::span<const Variable> inputs, const Attrs& attrs);
+
 }  // namespace tscope::ops::detail

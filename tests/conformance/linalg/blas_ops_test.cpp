@@ -161,8 +161,20 @@ TEST(Gemm, ColumnTermBroadcastsAndGradientSumsIt) {
        testing::random_tensor(DType::Float64, {2, 4}, 3)}));
 }
 
-TEST(Gemm, FastKernelIsOneDnnSgemm) {
-  EXPECT_EQ(op_def("Gemm").fast.name, std::string("dnnl"));
+TEST(Gemm, ProfileNamesTheLibraryEachNodeRuns) {
+  // Float32 at one BLAS thread runs oneDNN's sgemm; more threads, or float64, run BLAS.
+  const KernelImpl& fast = op_def("Gemm").fast;
+  const auto label = [&](DType dtype) {
+    const std::vector<Variable> inputs{matrix(dtype, "z"), matrix(dtype, "x"), matrix(dtype, "y")};
+    return std::string(fast.name_for(inputs, Attrs{{"alpha", 1.0}, {"beta", 1.0}}));
+  };
+  set_blas_threads(1);
+  EXPECT_EQ(label(DType::Float32), "dnnl");
+  EXPECT_EQ(label(DType::Float64), "blas");
+  set_blas_threads(2);
+  EXPECT_EQ(label(DType::Float32), "blas");
+  set_blas_threads(static_cast<int>(std::max(1U, std::thread::hardware_concurrency())));
+  EXPECT_EQ(fast.name, std::string("blas"));
   EXPECT_EQ(op_def("Dot22").fast.name, std::string("blas"));
 }
 

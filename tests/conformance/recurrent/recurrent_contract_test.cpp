@@ -36,13 +36,29 @@ TEST(RecurrentContract, EveryRecurrentOpIsComplete) {
     const OpDef& def = op_def(name);
     EXPECT_TRUE(def.reference.available()) << name;
     EXPECT_TRUE(def.fast.available()) << name;
-    // Lstm runs oneDNN's LSTM primitive where it can (float32, no peepholes, no sequence_lens).
-    EXPECT_EQ(def.fast.name, std::string(name) == "Lstm" ? "dnnl" : "blas") << name;
+    EXPECT_EQ(def.fast.name, "blas") << name;
     EXPECT_NE(def.cost, nullptr) << name;
     EXPECT_NE(def.print, nullptr) << name;
     // The forward ops differentiate into their Grad op; the Grad ops are not differentiable.
     EXPECT_EQ(def.pullback != nullptr, std::string(name).find("Grad") == std::string::npos) << name;
   }
+}
+
+TEST(RecurrentContract, LstmProfileNamesOneDnnWhereItsPrimitiveRuns) {
+  // Float32 without peepholes or sequence_lens runs oneDNN's LSTM primitive; the rest BLAS loops.
+  const auto label_of = [](const RecurrentResult& result) {
+    const ApplyNode& node = *result.y.owner();
+    return std::string(node.op().fast.name_for(node.inputs(), node.attrs()));
+  };
+  const auto operands = [](DType dtype) {
+    return std::vector<Variable>{tensor3(dtype, "x"), matrix(dtype, "w"), matrix(dtype, "r")};
+  };
+  std::vector<Variable> f32 = operands(DType::Float32);
+  EXPECT_EQ(label_of(lstm(f32[0], f32[1], f32[2])), "dnnl");
+  std::vector<Variable> f64 = operands(DType::Float64);
+  EXPECT_EQ(label_of(lstm(f64[0], f64[1], f64[2])), "blas");
+  EXPECT_EQ(label_of(lstm(f32[0], f32[1], f32[2], {.peepholes = vector(DType::Float32, "p", {12})})),
+            "blas");
 }
 
 Cost cost_of(const Variable& v) {
