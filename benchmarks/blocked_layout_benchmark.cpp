@@ -8,7 +8,9 @@
 // blocked node is faster). Run with OMP_NUM_THREADS=1 for the single-thread figures in
 // docs/conv.md, and with DNNL_VERBOSE=1 to see which oneDNN kernel each node runs.
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 
+#include <optional>
 #include <source_location>
 #include <string>
 #include <vector>
@@ -74,7 +76,14 @@ void BM_BlockedConv(benchmark::State& state, const ConvCase& c) {
   const ConvOptions options{.strides = {c.stride, c.stride},
                             .padding = Padding::symmetric({c.kernel / 2, c.kernel / 2}),
                             .groups = c.groups};
-  const std::string layout = blocked_weight_layout(c.c, c.o, c.groups).value();
+  // The block the compiler would choose on this CPU (8, or 16 where oneDNN runs AVX-512 code).
+  const std::int64_t block = preferred_channel_block();
+  const std::optional<std::string> chosen = blocked_weight_layout(c.c, c.o, c.groups, block);
+  if (!chosen) {
+    state.SkipWithError(fmt::format("no blocked layout at block {}", block).c_str());
+    return;
+  }
+  const std::string& layout = *chosen;
   const bool in_blocked = input_runs_blocked(layout);
 
   Variable x = tensor(DType::Float32, x_shape, "x");
@@ -83,10 +92,10 @@ void BM_BlockedConv(benchmark::State& state, const ConvCase& c) {
   FunctionCall plain_call({x, w}, {plain}, {filled(x_shape), filled(w_shape, 0.05)});
 
   const Tensor x_value =
-      in_blocked ? run_once(x, op1("ToChannelBlocks", {x}, {{"block", 8}}), filled(x_shape))
+      in_blocked ? run_once(x, op1("ToChannelBlocks", {x}, {{"block", block}}), filled(x_shape))
                  : filled(x_shape);
   const Tensor w_value = run_once(
-      w, op1("PackConvWeights", {w}, {{"block", 8}, {"groups", c.groups}, {"layout", layout}}),
+      w, op1("PackConvWeights", {w}, {{"block", block}, {"groups", c.groups}, {"layout", layout}}),
       filled(w_shape, 0.05));
   const Attrs attrs = blocked_conv_attrs(plain.owner()->attrs(), layout, c.c, c.o);
   Variable xb = tensor(DType::Float32, x_value.shape(), "x_blocked");
@@ -103,9 +112,11 @@ void BM_BlockedMaxPool(benchmark::State& state) {
   Variable x = tensor(DType::Float32, x_shape, "x");
   Variable plain = max_pool(x, options);
   FunctionCall plain_call({x}, {plain}, {filled(x_shape)});
-  const Tensor x_value = run_once(x, op1("ToChannelBlocks", {x}, {{"block", 8}}), filled(x_shape));
+  const std::int64_t block = preferred_channel_block();
+  const Tensor x_value =
+      run_once(x, op1("ToChannelBlocks", {x}, {{"block", block}}), filled(x_shape));
   Attrs attrs = plain.owner()->attrs();
-  attrs.set("block", std::int64_t{8});
+  attrs.set("block", block);
   Variable xb = tensor(DType::Float32, x_value.shape(), "x_blocked");
   FunctionCall blocked_call({xb}, {op1("BlockedMaxPool", {xb}, attrs)}, {x_value});
   tscope::bench::time_pair(state, blocked_call, plain_call, kCounters);

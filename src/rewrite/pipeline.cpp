@@ -71,18 +71,26 @@ void verify_graph(const FunctionGraph& graph) {
 namespace {
 struct Rule {
   std::string_view name;
-  std::int64_t (*apply)(FunctionGraph&);
+  std::int64_t (*apply)(FunctionGraph&, const PipelineSettings&);
 };
 // Order matters: BLAS products before layouts, and folding last, once the weight packing it folds
 // exists.
-constexpr Rule kRules[] = {{"merge_duplicate_nodes", merge_duplicate_nodes},
-                           {"use_blas_products", use_blas_products},
-                           {"use_channel_blocks", use_channel_blocks},
-                           {"fold_constant_layouts", fold_constant_layouts}};
+constexpr Rule kRules[] = {
+    {"merge_duplicate_nodes",
+     [](FunctionGraph& graph, const PipelineSettings&) { return merge_duplicate_nodes(graph); }},
+    {"use_blas_products",
+     [](FunctionGraph& graph, const PipelineSettings&) { return use_blas_products(graph); }},
+    {"use_channel_blocks",
+     [](FunctionGraph& graph, const PipelineSettings& settings) {
+       return use_channel_blocks(graph, settings.channel_block);
+     }},
+    {"fold_constant_layouts",
+     [](FunctionGraph& graph, const PipelineSettings&) { return fold_constant_layouts(graph); }}};
 }  // namespace
 
 RewriteReport run_default_pipeline(FunctionGraph& graph, Clock& clock,
-                                   std::span<const std::string> excluded) {
+                                   const PipelineSettings& settings) {
+  const std::span<const std::string> excluded = settings.excluded;
   for (const std::string& name : excluded) {
     if (std::ranges::find(kRules, name, &Rule::name) == std::end(kRules)) {
       throw Error(ErrorKind::InvalidArgument,
@@ -95,7 +103,7 @@ RewriteReport run_default_pipeline(FunctionGraph& graph, Clock& clock,
   for (const Rule& rule : kRules) {
     if (std::ranges::find(excluded, rule.name) != excluded.end()) continue;
     const std::int64_t start_ns = clock.now_ns();
-    const std::int64_t changes = rule.apply(graph);
+    const std::int64_t changes = rule.apply(graph, settings);
     report.rules.push_back({std::string(rule.name), clock.now_ns() - start_ns, changes});
     graph.release_replaced();
   }

@@ -5,10 +5,13 @@
 /// The ops themselves (ToChannelBlocks, FromChannelBlocks, PackConvWeights, BlockedConv,
 /// BlockedMaxPool, BlockedAvgPool) are compiler-internal and created with apply_op by name:
 ///
-///   const auto layout = blocked_weight_layout(channels, out_channels, groups);   // "OIhw8i8o"
+///   const std::int64_t block = preferred_channel_block();                        // 8 or 16
+///   const auto layout = blocked_weight_layout(channels, out_channels, groups, block);
+///                                                                          // "OIhw16i16o"
 ///   Attrs attrs = blocked_conv_attrs(conv.attrs(), *layout, channels, out_channels,
 ///                                    {.has_bias = true, .lower = 0});              // + ReLU
 ///   // inputs: x (blocked when input_runs_blocked(*layout)), PackConvWeights(w), bias
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -19,18 +22,25 @@
 
 namespace tscope {
 
-/// The channel block of the blocked ops (attr "block"): eight float32 lanes, one AVX2 register.
-inline constexpr std::int64_t kChannelBlockSize = 8;
+/// The channel blocks the blocked ops support (attr "block"): the float32 lanes of one AVX2
+/// register (8) and of one AVX-512 register (16).
+inline constexpr std::array<std::int64_t, 2> kChannelBlockSizes{8, 16};
+
+/// The block oneDNN's fastest convolutions on this CPU read: 16 where it runs AVX-512 code, 8
+/// otherwise (on an AVX-512 machine, nChw8c data sends oneDNN to its AVX2 kernels).
+[[nodiscard]] std::int64_t preferred_channel_block();
 
 /// The packed weight layout (PackConvWeights' and BlockedConv's attr "layout") for a float32 2-D
-/// convolution with `channels` inputs, `out_channels` outputs and `groups`, or nullopt when it
-/// cannot run blocked. Every layout needs `out_channels` a multiple of 8; then
-///   - "OIhw8i8o": groups 1, channels a multiple of 8 (blocked input);
-///   - "Ohwi8o":   groups 1, channels below 8 (plain input: a first layer on RGB images);
-///   - "Goihw8g":  depthwise, groups = channels = out_channels (blocked input).
+/// convolution with `channels` inputs, `out_channels` outputs and `groups` on blocks of `block`
+/// channels (8 or 16; B below), or nullopt when it cannot run blocked. Every layout needs
+/// `out_channels` a multiple of B; then
+///   - "OIhwBiBo": groups 1, channels a multiple of B (blocked input);
+///   - "OhwiBo":   groups 1, channels below B (plain input: a first layer on RGB images);
+///   - "GoihwBg":  depthwise, groups = channels = out_channels (blocked input).
 [[nodiscard]] std::optional<std::string> blocked_weight_layout(std::int64_t channels,
                                                                std::int64_t out_channels,
-                                                               std::int64_t groups);
+                                                               std::int64_t groups,
+                                                               std::int64_t block);
 
 /// Whether a BlockedConv with weights in `layout` reads blocked input (BlockedConv's attr
 /// "in_blocked"): all layouts but "Ohwi8o". Throws InvalidArgument for an unknown layout.
@@ -47,7 +57,7 @@ struct BlockedConvEpilogue {
 };
 
 /// The attrs of a BlockedConv standing for a Conv with `conv_attrs` (strides, pads, dilations,
-/// groups, ... kept as they are): adds layout, block, in_blocked, channels, out_channels,
+/// groups, ... kept as they are): adds layout, block (the layout's), in_blocked, channels, out_channels,
 /// has_bias, has_residual, lower and upper.
 [[nodiscard]] Attrs blocked_conv_attrs(const Attrs& conv_attrs,
                                        const std::string& layout,

@@ -35,9 +35,17 @@ std::int64_t merge_duplicate_nodes(FunctionGraph& graph);
 /// Internal naming the node on a mismatch (a rewrite bug).
 void verify_graph(const FunctionGraph& graph);
 
-/// Runs every rule except those named in `excluded` (names as in default_rule_names()).
+/// What a caller may choose about the pipeline (FunctionOptions carries both).
+struct PipelineSettings {
+  /// Rules to skip (names as in default_rule_names()); an unknown name is InvalidArgument.
+  std::span<const std::string> excluded;
+  /// use_channel_blocks' block: 8 or 16, or 0 to let the rule choose.
+  std::int64_t channel_block = 0;
+};
+
+/// Runs every rule except those `settings` excludes.
 [[nodiscard]] RewriteReport run_default_pipeline(FunctionGraph& graph, Clock& clock,
-                                                 std::span<const std::string> excluded = {});
+                                                 const PipelineSettings& settings = {});
 
 /// The rules' names, in the order they run.
 [[nodiscard]] std::vector<std::string_view> default_rule_names();

@@ -56,6 +56,9 @@ struct FunctionOptions {
   /// Rewrites to skip, by name ("use_channel_blocks", ...; the compile section of a profile lists
   /// them). An unknown name is an InvalidArgument error.
   std::vector<std::string> excluded_rewrites;
+  /// The channel block of the blocked convolution layout (rewrite use_channel_blocks): 8 or 16,
+  /// or 0 for the CPU's (preferred_channel_block(): 16 where oneDNN runs AVX-512 code).
+  std::int64_t channel_block = 0;
 };
 
 namespace detail {

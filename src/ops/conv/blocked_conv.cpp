@@ -39,16 +39,22 @@ Signature signature_of(const Attrs& attrs) {
     throw_error(ErrorKind::InvalidArgument, "{}: in_blocked={} does not match weight layout {}",
                 kLabel, s.in_blocked, attrs.get_string("layout"));
   }
+  if (detail::check_block_attr(attrs, kLabel) != s.layout.block) {
+    throw_error(ErrorKind::InvalidArgument, "{}: block {} does not match weight layout {}",
+                kLabel, attrs.get_int("block"), attrs.get_string("layout"));
+  }
   return s;
+}
+
+// The output's blocked shape, in the layout's block.
+Dims blocked_output(const Signature& s, const detail::ConvGeometry& g) {
+  return detail::blocked_shape(g.output_shape(), s.layout.block, kLabel);
 }
 
 // The plain (N, C, H, W) shape of x and OIHW shape of w the node stands for.
 Dims plain_input_shape(const Attrs& attrs, const Dims& x) {
   if (!attrs.get_bool("in_blocked")) return x;
-  if (x.rank() != 5 || (x[4] != kUnknownDim && x[4] != detail::kChannelBlock)) {
-    throw_error(ErrorKind::ShapeMismatch, "{}: expects blocked (N, C/8, H, W, 8) input, got {}",
-                kLabel, x.to_string());
-  }
+  detail::check_blocked_dims(x, attrs.get_int("block"), kLabel);
   return detail::plain_shape(x);
 }
 
@@ -75,7 +81,6 @@ detail::ConvGeometry geometry_of(const Attrs& attrs, const Dims& x, const Dims& 
 
 std::vector<Type> infer_blocked_conv(const InferContext& ctx) {
   const Signature s = signature_of(ctx.attrs);
-  detail::check_block_attr(ctx.attrs, kLabel);
   const int expected_inputs = 2 + (s.epilogue.has_bias ? 1 : 0) + (s.epilogue.has_residual ? 1 : 0);
   if (ctx.num_inputs() != expected_inputs) {
     throw_error(ErrorKind::InvalidArgument, "{}: has_bias={} and has_residual={} need {} inputs, got {}",
@@ -101,7 +106,7 @@ std::vector<Type> infer_blocked_conv(const InferContext& ctx) {
                   bias.to_string(), g.out_channels);
     }
   }
-  const Dims y = detail::blocked_shape(g.output_shape(), kLabel);
+  const Dims y = blocked_output(s, g);
   if (s.epilogue.has_residual) {
     const Dims& residual = ctx.input_type(ctx.num_inputs() - 1).dims;
     bool fits = residual.rank() == y.rank();
@@ -123,7 +128,7 @@ void check_epilogue_inputs(const KernelContext& ctx, const Signature& s,
     throw_error(ErrorKind::ShapeMismatch, "{}: bias of {} values for {} output channels in {}",
                 kLabel, ctx.input(2).numel(), g.out_channels, ctx.node->describe());
   }
-  const Dims y = detail::blocked_shape(g.output_shape(), kLabel);
+  const Dims y = blocked_output(s, g);
   if (s.epilogue.has_residual && !(ctx.input(ctx.num_inputs - 1).shape() == y)) {
     throw_error(ErrorKind::ShapeMismatch, "{}: residual {} for output {} in {}", kLabel,
                 ctx.input(ctx.num_inputs - 1).shape().to_string(), y.to_string(),
@@ -153,7 +158,7 @@ void compute_reference(KernelContext& ctx) {
     if (s.epilogue.has_residual) value += residual[i];
     y[i] = std::min(std::max(value, s.epilogue.lower), s.epilogue.upper);
   }
-  Tensor& out = ctx.allocate_output(0, DType::Float32, detail::blocked_shape(g.output_shape(), kLabel));
+  Tensor& out = ctx.allocate_output(0, DType::Float32, blocked_output(s, g));
   detail::block_into(Tensor::from_doubles(DType::Float32, g.output_shape(), y), out);
 }
 
@@ -166,7 +171,7 @@ void compute_dnnl(KernelContext& ctx) {
   const Tensor bias = s.epilogue.has_bias ? ctx.input(2).contiguous() : Tensor();
   const Tensor residual =
       s.epilogue.has_residual ? ctx.input(ctx.num_inputs - 1).contiguous() : Tensor();
-  Tensor& y = ctx.allocate_output(0, DType::Float32, detail::blocked_shape(g.output_shape(), kLabel));
+  Tensor& y = ctx.allocate_output(0, DType::Float32, blocked_output(s, g));
   const bool empty = x.numel() == 0 || y.numel() == 0;
   if (empty || !detail::run_blocked_conv_dnnl(ctx, g, s.layout, s.epilogue, x, w,
                                               s.epilogue.has_bias ? &bias : nullptr,
@@ -190,7 +195,9 @@ Cost blocked_conv_cost(const CostContext& ctx) {
 std::string print_blocked_conv(const OpDef&, const Attrs& attrs) {
   std::string name = detail::conv_printed_name("", attrs);
   name.pop_back();
-  name += attrs.get_bool("in_blocked") ? ",nChw8c" : ",nchw>nChw8c";
+  const std::int64_t block = attrs.get_int("block");
+  name += attrs.get_bool("in_blocked") ? fmt::format(",nChw{}c", block)
+                                       : fmt::format(",nchw>nChw{}c", block);
   if (attrs.get_bool("has_bias")) name += ",bias";
   if (attrs.get_bool_or("has_residual", false)) name += ",residual";
   const double lower = attrs.get_double("lower");

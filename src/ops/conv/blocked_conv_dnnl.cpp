@@ -44,9 +44,10 @@ dnnl::post_ops epilogue_post_ops(const ConvEpilogue& epilogue, const dnnl::memor
 
 std::optional<DnnlCall> build_call(const ConvGeometry& g, WeightLayout layout,
                                    const ConvEpilogue& epilogue) {
-  const dnnl::memory::desc x_md = dnnl_image_desc(g.input_shape(), reads_blocked_input(layout));
+  const dnnl::memory::desc x_md =
+      dnnl_image_desc(g.input_shape(), reads_blocked_input(layout) ? layout.block : 0);
   const dnnl::memory::desc w_md = dnnl_weight_desc(layout, g.weight_shape(), true);
-  const dnnl::memory::desc y_md = dnnl_image_desc(g.output_shape(), true);
+  const dnnl::memory::desc y_md = dnnl_image_desc(g.output_shape(), layout.block);
   const dnnl::memory::desc bias_md =
       epilogue.has_bias ? dnnl::memory::desc({g.out_channels}, dnnl::memory::data_type::f32,
                                              dnnl::memory::format_tag::x)

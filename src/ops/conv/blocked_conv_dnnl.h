@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The oneDNN path of BlockedConv: a forward-inference convolution on nChw8c data (or plain nchw
-// input for Ohwi8o weights) with packed weights, the bias and the clamp applied by the primitive
+// The oneDNN path of BlockedConv: a forward-inference convolution on nChw8c or nChw16c data (or
+// plain nchw input for OhwiBo weights) with packed weights, the bias and the clamp applied by the primitive
 // (bias argument and an eltwise post-op), kept in the node's KernelState until the shapes change.
 #pragma once
 #include "channel_blocks.h"

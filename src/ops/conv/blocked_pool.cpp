@@ -3,6 +3,8 @@
 // (channel_blocks.h), with the plain ops' attrs plus "block". oneDNN's plain-layout max pooling is
 // a slow generic loop (13 ms for ResNet-18's 112x112 pool, 0.4 ms blocked). The reference kernels
 // are the plain ops' reference kernels between unblocking and blocking. Inference only.
+#include <fmt/format.h>
+
 #include "channel_blocks.h"
 #include "pool_dnnl.h"
 #include "pool_geometry.h"
@@ -31,11 +33,8 @@ detail::PoolKind pool_kind(const PoolFlavour& flavour, const Attrs& attrs) {
                                        : detail::PoolKind::AverageExcludePad;
 }
 
-Dims plain_input(const Dims& blocked, std::string_view label) {
-  if (blocked.rank() != 5 || (blocked[4] != kUnknownDim && blocked[4] != detail::kChannelBlock)) {
-    throw_error(ErrorKind::ShapeMismatch, "{}: expects blocked (N, C/8, H, W, 8) data, got {}",
-                label, blocked.to_string());
-  }
+Dims plain_input(const Dims& blocked, std::int64_t block, std::string_view label) {
+  detail::check_blocked_dims(blocked, block, label);
   return detail::plain_shape(blocked);
 }
 
@@ -45,15 +44,16 @@ std::vector<Type> infer_blocked_pool(const InferContext& ctx) {
     throw_error(ErrorKind::TypeMismatch, "{}: expects float32, got {}", label,
                 dtype_name(ctx.input_type(0).dtype));
   }
-  detail::check_block_attr(ctx.attrs, label);
+  const std::int64_t block = detail::check_block_attr(ctx.attrs, label);
   const detail::PoolGeometry g =
-      detail::pool_geometry(ctx.attrs, plain_input(ctx.input_type(0).dims, label), label);
-  return {Type{DType::Float32, detail::blocked_shape(g.output_shape(), label)}};
+      detail::pool_geometry(ctx.attrs, plain_input(ctx.input_type(0).dims, block, label), label);
+  return {Type{DType::Float32, detail::blocked_shape(g.output_shape(), block, label)}};
 }
 
 detail::PoolGeometry kernel_geometry(const KernelContext& ctx) {
   const std::string_view label = ctx.node->op().name;
-  return detail::pool_geometry(*ctx.attrs, plain_input(ctx.input(0).shape(), label), label);
+  const std::int64_t block = detail::check_block_attr(*ctx.attrs, label);
+  return detail::pool_geometry(*ctx.attrs, plain_input(ctx.input(0).shape(), block, label), label);
 }
 
 void compute_reference(KernelContext& ctx) {
@@ -61,7 +61,9 @@ void compute_reference(KernelContext& ctx) {
   const detail::PoolGeometry g = kernel_geometry(ctx);
   const Tensor plain_y = detail::run_plain_reference(ctx, flavour.plain_op, *ctx.attrs,
                                                      {detail::unblock(ctx.input(0))})[0];
-  Tensor& y = ctx.allocate_output(0, DType::Float32, detail::blocked_shape(g.output_shape(), flavour.name));
+  Tensor& y = ctx.allocate_output(
+      0, DType::Float32,
+      detail::blocked_shape(g.output_shape(), ctx.attrs->get_int("block"), flavour.name));
   detail::block_into(plain_y, y);
 }
 
@@ -69,9 +71,11 @@ void compute_dnnl(KernelContext& ctx) {
   const PoolFlavour& flavour = flavour_of(ctx.node->op().name);
   const detail::PoolGeometry g = kernel_geometry(ctx);
   const Tensor x = ctx.input(0).contiguous();
-  Tensor& y = ctx.allocate_output(0, DType::Float32, detail::blocked_shape(g.output_shape(), flavour.name));
-  if (y.numel() == 0 || !detail::run_pool_forward_dnnl(ctx, pool_kind(flavour, *ctx.attrs), g, x,
-                                                       y, /*channel_blocked=*/true)) {
+  const std::int64_t block = ctx.attrs->get_int("block");
+  Tensor& y = ctx.allocate_output(0, DType::Float32,
+                                  detail::blocked_shape(g.output_shape(), block, flavour.name));
+  if (y.numel() == 0 ||
+      !detail::run_pool_forward_dnnl(ctx, pool_kind(flavour, *ctx.attrs), g, x, y, block)) {
     compute_reference(ctx);
   }
 }
@@ -86,7 +90,7 @@ Cost blocked_pool_cost(const CostContext& ctx) {
 std::string print_blocked_pool(const OpDef& op, const Attrs& attrs) {
   std::string name = detail::pool_printed_name(flavour_of(op.name).base, "", attrs);
   name.pop_back();
-  return name + ",nChw8c}";
+  return name + fmt::format(",nChw{}c}}", attrs.get_int("block"));
 }
 
 bool float32_input(std::span<const Variable> inputs, const Attrs&) {
@@ -107,9 +111,9 @@ OpDef blocked_pool_def(const PoolFlavour& flavour, std::string_view summary) {
 }  // namespace
 
 void register_blocked_pools(OpRegistry& registry) {
-  registry.add(blocked_pool_def(kMax, "MaxPool on channel-blocked (N, C/8, H, W, 8) data (inference)"));
+  registry.add(blocked_pool_def(kMax, "MaxPool on channel-blocked (N, C/B, H, W, B) data (inference)"));
   registry.add(blocked_pool_def(
-      kAverage, "AveragePool on channel-blocked (N, C/8, H, W, 8) data (inference)"));
+      kAverage, "AveragePool on channel-blocked (N, C/B, H, W, B) data (inference)"));
 }
 
 }  // namespace tscope::ops

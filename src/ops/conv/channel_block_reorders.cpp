@@ -31,68 +31,72 @@ Cost copy_cost(const CostContext& ctx) {
 // ---- ToChannelBlocks ----
 std::vector<Type> infer_to_blocks(const InferContext& ctx) {
   check_float32(ctx, kTo);
-  detail::check_block_attr(ctx.attrs, kTo);
-  return {Type{DType::Float32, detail::blocked_shape(ctx.input_type(0).dims, kTo)}};
+  const std::int64_t block = detail::check_block_attr(ctx.attrs, kTo);
+  return {Type{DType::Float32, detail::blocked_shape(ctx.input_type(0).dims, block, kTo)}};
 }
 
 void to_blocks_reference(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
-  Tensor& y = ctx.allocate_output(0, x.dtype(), detail::blocked_shape(x.shape(), kTo));
+  const std::int64_t block = detail::check_block_attr(*ctx.attrs, kTo);
+  Tensor& y = ctx.allocate_output(0, x.dtype(), detail::blocked_shape(x.shape(), block, kTo));
   detail::block_into(x, y);
 }
 
 void to_blocks_dnnl(KernelContext& ctx) {
   const Tensor x = ctx.input(0).contiguous();
-  Tensor& y = ctx.allocate_output(0, x.dtype(), detail::blocked_shape(x.shape(), kTo));
+  const std::int64_t block = detail::check_block_attr(*ctx.attrs, kTo);
+  Tensor& y = ctx.allocate_output(0, x.dtype(), detail::blocked_shape(x.shape(), block, kTo));
   if (x.numel() == 0) return;
-  detail::run_dnnl_reorder(ctx, detail::dnnl_image_desc(x.shape(), false),
-                           detail::dnnl_image_desc(x.shape(), true), x, y);
+  detail::run_dnnl_reorder(ctx, detail::dnnl_image_desc(x.shape(), 0),
+                           detail::dnnl_image_desc(x.shape(), block), x, y);
 }
 
 // ---- FromChannelBlocks ----
 std::vector<Type> infer_from_blocks(const InferContext& ctx) {
   check_float32(ctx, kFrom);
-  detail::check_block_attr(ctx.attrs, kFrom);
+  const std::int64_t block = detail::check_block_attr(ctx.attrs, kFrom);
   const Dims& blocked = ctx.input_type(0).dims;
-  if (blocked.rank() != 5 || (blocked[4] != kUnknownDim && blocked[4] != detail::kChannelBlock)) {
-    throw_error(ErrorKind::ShapeMismatch, "{}: expects blocked (N, C/8, H, W, 8) data, got {}",
-                kFrom, blocked.to_string());
-  }
+  detail::check_blocked_dims(blocked, block, kFrom);
   return {Type{DType::Float32, detail::plain_shape(blocked)}};
 }
 
-void check_blocked_tensor(const Tensor& blocked, std::string_view label) {
-  if (blocked.rank() != 5 || blocked.shape()[4] != detail::kChannelBlock) {
-    throw_error(ErrorKind::ShapeMismatch, "{}: expects blocked (N, C/8, H, W, 8) data, got {}",
-                label, blocked.shape().to_string());
-  }
+std::int64_t check_blocked_tensor(const KernelContext& ctx) {
+  const std::int64_t block = detail::check_block_attr(*ctx.attrs, kFrom);
+  detail::check_blocked_dims(ctx.input(0).shape(), block, kFrom);
+  return block;
 }
 
 void from_blocks_reference(KernelContext& ctx) {
-  check_blocked_tensor(ctx.input(0), kFrom);
+  check_blocked_tensor(ctx);
   const Tensor plain = detail::unblock(ctx.input(0));
   Tensor& y = ctx.allocate_output(0, plain.dtype(), plain.shape());
   detail::store_doubles(y, plain.to_doubles());
 }
 
 void from_blocks_dnnl(KernelContext& ctx) {
-  check_blocked_tensor(ctx.input(0), kFrom);
+  const std::int64_t block = check_blocked_tensor(ctx);
   const Tensor x = ctx.input(0).contiguous();
   const Dims plain = detail::plain_shape(x.shape());
   Tensor& y = ctx.allocate_output(0, x.dtype(), plain);
   if (x.numel() == 0) return;
-  detail::run_dnnl_reorder(ctx, detail::dnnl_image_desc(plain, true),
-                           detail::dnnl_image_desc(plain, false), x, y);
+  detail::run_dnnl_reorder(ctx, detail::dnnl_image_desc(plain, block),
+                           detail::dnnl_image_desc(plain, 0), x, y);
 }
 
 // ---- PackConvWeights ----
+// The "layout" attr, whose block must be the "block" attr.
 detail::WeightLayout layout_of(const Attrs& attrs) {
-  return detail::weight_layout_from(attrs.get_string("layout"), kPack);
+  const detail::WeightLayout layout = detail::weight_layout_from(attrs.get_string("layout"), kPack);
+  const std::int64_t block = detail::check_block_attr(attrs, kPack);
+  if (layout.block != block) {
+    throw_error(ErrorKind::InvalidArgument, "{}: layout {} does not have block {}", kPack,
+                attrs.get_string("layout"), block);
+  }
+  return layout;
 }
 
 std::vector<Type> infer_pack(const InferContext& ctx) {
   check_float32(ctx, kPack);
-  detail::check_block_attr(ctx.attrs, kPack);
   return {Type{DType::Float32,
                detail::packed_weight_shape(layout_of(ctx.attrs), ctx.input_type(0).dims,
                                            ctx.attrs.get_int("groups"), kPack)}};
@@ -125,7 +129,7 @@ bool float32_input(std::span<const Variable> inputs, const Attrs&) {
 void register_channel_block_reorders(OpRegistry& registry) {
   registry.add({.name = kTo,
                 .family = "Reorder",
-                .summary = "(N, C, H, W) -> channel-blocked (N, C/8, H, W, 8) (oneDNN nChw8c)",
+                .summary = "(N, C, H, W) -> channel-blocked (N, C/B, H, W, B) (oneDNN nChwBc, B 8 or 16)",
                 .num_inputs = 1,
                 .infer = infer_to_blocks,
                 .reference = {"ref", to_blocks_reference},
@@ -133,7 +137,7 @@ void register_channel_block_reorders(OpRegistry& registry) {
                 .cost = copy_cost});
   registry.add({.name = kFrom,
                 .family = "Reorder",
-                .summary = "channel-blocked (N, C/8, H, W, 8) -> (N, C, H, W)",
+                .summary = "channel-blocked (N, C/B, H, W, B) -> (N, C, H, W)",
                 .num_inputs = 1,
                 .infer = infer_from_blocks,
                 .reference = {"ref", from_blocks_reference},

@@ -12,24 +12,23 @@
 
 namespace tscope::ops::detail {
 namespace {
-constexpr std::int64_t kB = kChannelBlock;
-
 // The flat packed index of w[o, c, h, w] (c within the group for depthwise, always 0).
 std::int64_t packed_index(WeightLayout layout, const Dims& plain, std::int64_t o, std::int64_t c,
                           std::int64_t h, std::int64_t w) {
+  const std::int64_t b = layout.block;
   const std::int64_t channels = plain[1];
   const std::int64_t kh = plain[2];
   const std::int64_t kw = plain[3];
-  switch (layout) {
-    case WeightLayout::OIhw8i8o: {
-      const std::int64_t cb_count = channels / kB;
-      return ((((o / kB) * cb_count + c / kB) * kh + h) * kw + w) * kB * kB + (c % kB) * kB + o % kB;
+  switch (layout.kind) {
+    case WeightKind::BlockedInOut: {
+      const std::int64_t cb_count = channels / b;
+      return ((((o / b) * cb_count + c / b) * kh + h) * kw + w) * b * b + (c % b) * b + o % b;
     }
-    case WeightLayout::Ohwi8o:
-      return ((((o / kB) * kh + h) * kw + w) * channels + c) * kB + o % kB;
-    case WeightLayout::Goihw8g: break;
+    case WeightKind::BlockedOut:
+      return ((((o / b) * kh + h) * kw + w) * channels + c) * b + o % b;
+    case WeightKind::Depthwise: break;
   }
-  return (((o / kB) * kh + h) * kw + w) * kB + o % kB;
+  return (((o / b) * kh + h) * kw + w) * b + o % b;
 }
 
 // Calls visit(plain_flat, packed_flat) for every weight.
@@ -45,19 +44,27 @@ void for_each_weight(WeightLayout layout, const Dims& plain, Visit&& visit) {
   }
 }
 
-// Calls visit(plain_flat, blocked_flat) for every element of plain (N, C, spatial...).
+// Calls visit(plain_flat, blocked_flat) for every element of plain (N, C, spatial...) stored in
+// blocks of `block` channels.
 template <class Visit>
-void for_each_image_element(const Dims& plain, Visit&& visit) {
+void for_each_image_element(const Dims& plain, std::int64_t block, Visit&& visit) {
   const std::int64_t channels = plain[1];
   std::int64_t volume = 1;
   for (int axis = 2; axis < plain.rank(); ++axis) volume *= plain[axis];
   std::int64_t flat = 0;
   for (std::int64_t n = 0; n < plain[0]; ++n) {
     for (std::int64_t c = 0; c < channels; ++c) {
-      const std::int64_t plane = (n * (channels / kB) + c / kB) * volume;
-      for (std::int64_t s = 0; s < volume; ++s) visit(flat++, (plane + s) * kB + c % kB);
+      const std::int64_t plane = (n * (channels / block) + c / block) * volume;
+      for (std::int64_t s = 0; s < volume; ++s) visit(flat++, (plane + s) * block + c % block);
     }
   }
+}
+
+bool is_supported_block(std::int64_t block) {
+  for (std::int64_t supported : kChannelBlockSizes) {
+    if (block == supported) return true;
+  }
+  return false;
 }
 
 struct ReorderState final : KernelState {
@@ -67,51 +74,76 @@ struct ReorderState final : KernelState {
 }  // namespace
 
 WeightLayout weight_layout_from(const std::string& name, std::string_view label) {
-  if (name == "OIhw8i8o") return WeightLayout::OIhw8i8o;
-  if (name == "Ohwi8o") return WeightLayout::Ohwi8o;
-  if (name == "Goihw8g") return WeightLayout::Goihw8g;
+  for (std::int64_t block : kChannelBlockSizes) {
+    for (WeightKind kind : {WeightKind::BlockedInOut, WeightKind::BlockedOut, WeightKind::Depthwise}) {
+      const WeightLayout layout{kind, block};
+      if (name == weight_layout_name(layout)) return layout;
+    }
+  }
   throw_error(ErrorKind::InvalidArgument,
-              "{}: unknown weight layout '{}' (OIhw8i8o, Ohwi8o or Goihw8g)", label, name);
+              "{}: unknown weight layout '{}' (OIhwBiBo, OhwiBo or GoihwBg for a block B of 8 or "
+              "16)",
+              label, name);
+}
+
+std::string weight_layout_name(WeightLayout layout) {
+  const std::int64_t b = layout.block;
+  switch (layout.kind) {
+    case WeightKind::BlockedInOut: return fmt::format("OIhw{}i{}o", b, b);
+    case WeightKind::BlockedOut: return fmt::format("Ohwi{}o", b);
+    case WeightKind::Depthwise: break;
+  }
+  return fmt::format("Goihw{}g", b);
 }
 
 dnnl::memory::format_tag weight_format_tag(WeightLayout layout) {
-  switch (layout) {
-    case WeightLayout::OIhw8i8o: return dnnl::memory::format_tag::OIhw8i8o;
-    case WeightLayout::Ohwi8o: return dnnl::memory::format_tag::Ohwi8o;
-    case WeightLayout::Goihw8g: break;
+  using tag = dnnl::memory::format_tag;
+  const bool wide = layout.block == 16;
+  switch (layout.kind) {
+    case WeightKind::BlockedInOut: return wide ? tag::OIhw16i16o : tag::OIhw8i8o;
+    case WeightKind::BlockedOut: return wide ? tag::Ohwi16o : tag::Ohwi8o;
+    case WeightKind::Depthwise: break;
   }
-  return dnnl::memory::format_tag::Goihw8g;
+  return wide ? tag::Goihw16g : tag::Goihw8g;
 }
 
-bool reads_blocked_input(WeightLayout layout) { return layout != WeightLayout::Ohwi8o; }
+bool reads_blocked_input(WeightLayout layout) { return layout.kind != WeightKind::BlockedOut; }
 
-void check_block_attr(const Attrs& attrs, std::string_view label) {
+std::int64_t check_block_attr(const Attrs& attrs, std::string_view label) {
   const std::int64_t block = attrs.get_int("block");
-  if (block != kChannelBlock) {
-    throw_error(ErrorKind::InvalidArgument, "{}: block {} is not supported (only {})", label,
-                block, kChannelBlock);
+  if (!is_supported_block(block)) {
+    throw_error(ErrorKind::InvalidArgument, "{}: block {} is not supported (8 or 16)", label,
+                block);
   }
+  return block;
 }
 
-Dims blocked_shape(const Dims& plain, std::string_view label) {
+Dims blocked_shape(const Dims& plain, std::int64_t block, std::string_view label) {
   if (plain.rank() != 4) {
     throw_error(ErrorKind::TypeMismatch, "{}: expects (N, C, H, W) data, got rank {}", label,
                 plain.rank());
   }
   const std::int64_t channels = plain[1];
-  if (channels != kUnknownDim && channels % kB != 0) {
+  if (channels != kUnknownDim && channels % block != 0) {
     throw_error(ErrorKind::ShapeMismatch,
                 "{}: {} channels in {} are not a multiple of the block {}", label, channels,
-                plain.to_string(), kB);
+                plain.to_string(), block);
   }
-  return Dims{plain[0], channels == kUnknownDim ? kUnknownDim : channels / kB, plain[2], plain[3],
-              kB};
+  return Dims{plain[0], channels == kUnknownDim ? kUnknownDim : channels / block, plain[2],
+              plain[3], block};
 }
 
 Dims plain_shape(const Dims& blocked) {
   const std::int64_t blocks = blocked[1];
-  return Dims{blocked[0], blocks == kUnknownDim ? kUnknownDim : blocks * kB, blocked[2],
-              blocked[3]};
+  const bool known = blocks != kUnknownDim && blocked[4] != kUnknownDim;
+  return Dims{blocked[0], known ? blocks * blocked[4] : kUnknownDim, blocked[2], blocked[3]};
+}
+
+void check_blocked_dims(const Dims& blocked, std::int64_t block, std::string_view label) {
+  if (blocked.rank() != 5 || (blocked[4] != block && blocked[4] != kUnknownDim)) {
+    throw_error(ErrorKind::ShapeMismatch, "{}: expects blocked (N, C/{}, H, W, {}) data, got {}",
+                label, block, block, blocked.to_string());
+  }
 }
 
 Dims packed_weight_shape(WeightLayout layout, const Dims& w, std::int64_t groups,
@@ -126,34 +158,36 @@ Dims packed_weight_shape(WeightLayout layout, const Dims& w, std::int64_t groups
   for (std::int64_t dim : w) {
     if (dim == kUnknownDim) fail("their shape must be static");
   }
-  if (w[0] % kB != 0) fail("O is not a multiple of 8");
-  switch (layout) {
-    case WeightLayout::OIhw8i8o:
-      if (groups != 1 || w[1] % kB != 0) fail("needs groups 1 and C a multiple of 8");
-      return Dims{w[0] / kB, w[1] / kB, w[2], w[3], kB, kB};
-    case WeightLayout::Ohwi8o:
+  const std::int64_t b = layout.block;
+  if (w[0] % b != 0) fail(fmt::format("O is not a multiple of {}", b));
+  switch (layout.kind) {
+    case WeightKind::BlockedInOut:
+      if (groups != 1 || w[1] % b != 0) fail(fmt::format("needs groups 1 and C a multiple of {}", b));
+      return Dims{w[0] / b, w[1] / b, w[2], w[3], b, b};
+    case WeightKind::BlockedOut:
       if (groups != 1) fail("needs groups 1");
-      return Dims{w[0] / kB, w[2], w[3], w[1], kB};
-    case WeightLayout::Goihw8g: break;
+      return Dims{w[0] / b, w[2], w[3], w[1], b};
+    case WeightKind::Depthwise: break;
   }
   if (w[1] != 1 || groups != w[0]) fail("depthwise weights are (C, 1, kh, kw) with groups C");
-  return Dims{w[0] / kB, w[2], w[3], kB};
+  return Dims{w[0] / b, w[2], w[3], b};
 }
 
 Dims unpacked_weight_shape(WeightLayout layout, const Dims& packed, std::int64_t channels) {
-  switch (layout) {
-    case WeightLayout::OIhw8i8o: return Dims{packed[0] * kB, packed[1] * kB, packed[2], packed[3]};
-    case WeightLayout::Ohwi8o: return Dims{packed[0] * kB, channels, packed[1], packed[2]};
-    case WeightLayout::Goihw8g: break;
+  const std::int64_t b = layout.block;
+  switch (layout.kind) {
+    case WeightKind::BlockedInOut: return Dims{packed[0] * b, packed[1] * b, packed[2], packed[3]};
+    case WeightKind::BlockedOut: return Dims{packed[0] * b, channels, packed[1], packed[2]};
+    case WeightKind::Depthwise: break;
   }
-  return Dims{packed[0] * kB, 1, packed[1], packed[2]};
+  return Dims{packed[0] * b, 1, packed[1], packed[2]};
 }
 
 Tensor unblock(const Tensor& blocked) {
   const Dims plain = plain_shape(blocked.shape());
   const std::vector<double> in = blocked.to_doubles();
   std::vector<double> out(in.size());
-  for_each_image_element(plain, [&](std::int64_t p, std::int64_t b) {
+  for_each_image_element(plain, blocked.shape()[4], [&](std::int64_t p, std::int64_t b) {
     out[static_cast<std::size_t>(p)] = in[static_cast<std::size_t>(b)];
   });
   return Tensor::from_doubles(blocked.dtype(), plain, out);
@@ -162,7 +196,7 @@ Tensor unblock(const Tensor& blocked) {
 void block_into(const Tensor& plain, Tensor& out) {
   const std::vector<double> in = plain.to_doubles();
   std::vector<double> values(in.size());
-  for_each_image_element(plain.shape(), [&](std::int64_t p, std::int64_t b) {
+  for_each_image_element(plain.shape(), out.shape()[4], [&](std::int64_t p, std::int64_t b) {
     values[static_cast<std::size_t>(b)] = in[static_cast<std::size_t>(p)];
   });
   store_doubles(out, values);
@@ -186,20 +220,22 @@ Tensor unpack_weights(WeightLayout layout, const Tensor& packed, const Dims& pla
   return Tensor::from_doubles(packed.dtype(), plain_shape, values);
 }
 
-dnnl::memory::desc dnnl_image_desc(const Dims& plain_shape, bool blocked) {
-  if (!blocked) return dnnl_plain_desc(plain_shape);
+dnnl::memory::desc dnnl_image_desc(const Dims& plain_shape, std::int64_t block) {
+  if (block == 0) return dnnl_plain_desc(plain_shape);
   const dnnl::memory::dims dims(plain_shape.begin(), plain_shape.end());
-  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, dnnl::memory::format_tag::nChw8c);
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32,
+                            block == 16 ? dnnl::memory::format_tag::nChw16c
+                                        : dnnl::memory::format_tag::nChw8c);
 }
 
 dnnl::memory::desc dnnl_weight_desc(WeightLayout layout, const Dims& plain_shape, bool packed) {
   using tag = dnnl::memory::format_tag;
   dnnl::memory::dims dims(plain_shape.begin(), plain_shape.end());
-  if (layout == WeightLayout::Goihw8g) {
+  if (layout.kind == WeightKind::Depthwise) {
     // (G, O/G = 1, C/G = 1, kh, kw): the same bytes as OIHW (C, 1, kh, kw).
     dims = {plain_shape[0], 1, 1, plain_shape[2], plain_shape[3]};
     return dnnl::memory::desc(dims, dnnl::memory::data_type::f32,
-                              packed ? tag::Goihw8g : tag::goihw);
+                              packed ? weight_format_tag(layout) : tag::goihw);
   }
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32,
                             packed ? weight_format_tag(layout) : tag::oihw);
@@ -252,16 +288,30 @@ void run_dnnl_reorder(KernelContext& ctx, const dnnl::memory::desc& from_desc,
 
 namespace tscope {
 
+std::int64_t preferred_channel_block() {
+  static const std::int64_t block =
+      dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core ? 16 : 8;
+  return block;
+}
+
 std::optional<std::string> blocked_weight_layout(std::int64_t channels, std::int64_t out_channels,
-                                                 std::int64_t groups) {
-  constexpr std::int64_t kB = kChannelBlockSize;
-  if (channels <= 0 || out_channels <= 0 || out_channels % kB != 0) return std::nullopt;
+                                                 std::int64_t groups, std::int64_t block) {
+  using ops::detail::WeightKind;
+  if (!ops::detail::is_supported_block(block)) {
+    throw_error(ErrorKind::InvalidArgument, "blocked_weight_layout: block {} (8 or 16)", block);
+  }
+  if (channels <= 0 || out_channels <= 0 || out_channels % block != 0) return std::nullopt;
+  const auto named = [block](WeightKind kind) {
+    return ops::detail::weight_layout_name({kind, block});
+  };
   if (groups == 1) {
-    if (channels % kB == 0) return "OIhw8i8o";
-    if (channels < kB) return "Ohwi8o";
+    if (channels % block == 0) return named(WeightKind::BlockedInOut);
+    if (channels < block) return named(WeightKind::BlockedOut);
     return std::nullopt;
   }
-  if (groups == channels && groups == out_channels && channels % kB == 0) return "Goihw8g";
+  if (groups == channels && groups == out_channels && channels % block == 0) {
+    return named(WeightKind::Depthwise);
+  }
   return std::nullopt;
 }
 
@@ -275,7 +325,7 @@ Attrs blocked_conv_attrs(const Attrs& conv_attrs, const std::string& layout,
                          const BlockedConvEpilogue& epilogue) {
   Attrs attrs = conv_attrs;
   attrs.set("layout", layout);
-  attrs.set("block", kChannelBlockSize);
+  attrs.set("block", ops::detail::weight_layout_from(layout, "blocked_conv_attrs").block);
   attrs.set("in_blocked", input_runs_blocked(layout));
   attrs.set("channels", channels);
   attrs.set("out_channels", out_channels);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The channel-blocked layout shared by ToChannelBlocks, FromChannelBlocks, PackConvWeights,
-// BlockedConv and the blocked pools. oneDNN's nChw8c layout of an (N, C, H, W) tensor with
-// C % 8 == 0 is, byte for byte, the row-major tensor (N, C/8, H, W, 8), so blocked data stays an
-// ordinary tensor with a real shape (elementwise ops run on it unchanged, the profile shows it).
-// Packed convolution weights are likewise plain tensors whose shape spells oneDNN's weight format:
+// BlockedConv and the blocked pools, for a block B of 8 or 16 channels (attr "block"). oneDNN's
+// nChwBc layout of an (N, C, H, W) tensor with C % B == 0 is, byte for byte, the row-major tensor
+// (N, C/B, H, W, B), so blocked data stays an ordinary tensor with a real shape (elementwise ops
+// run on it unchanged, the profile shows it). Packed convolution weights are likewise plain
+// tensors whose shape spells oneDNN's weight format (shown for B = 8):
 //   OIhw8i8o  (O/8, C/8, kh, kw, 8, 8)  w[ob*8+o, cb*8+i, h, w]   (groups 1, blocked input)
 //   Ohwi8o    (O/8, kh, kw, C, 8)       w[ob*8+o, c, h, w]        (groups 1, plain input, C < 8)
 //   Goihw8g   (G/8, kh, kw, 8)          w[gb*8+g, 0, h, w]        (depthwise: groups = C = O)
@@ -23,25 +24,36 @@
 
 namespace tscope::ops::detail {
 
-/// The block size every blocked op supports today (AVX2's eight float lanes).
-inline constexpr std::int64_t kChannelBlock = kChannelBlockSize;
+/// How packed weights are arranged: blocks of inputs and outputs (OIhwBiBo), blocks of outputs
+/// over plain inputs (OhwiBo) or blocks of depthwise groups (GoihwBg).
+enum class WeightKind { BlockedInOut, BlockedOut, Depthwise };
 
-enum class WeightLayout { OIhw8i8o, Ohwi8o, Goihw8g };
+/// A packed weight layout: its kind and its block.
+struct WeightLayout {
+  WeightKind kind;
+  std::int64_t block;
+};
 
 /// Parses the "layout" attr; throws InvalidArgument naming `label` and the value otherwise.
 [[nodiscard]] WeightLayout weight_layout_from(const std::string& name, std::string_view label);
+/// The "layout" attr's value for `layout` ("OIhw16i16o", ...).
+[[nodiscard]] std::string weight_layout_name(WeightLayout layout);
 [[nodiscard]] dnnl::memory::format_tag weight_format_tag(WeightLayout layout);
-/// Whether a convolution with these weights reads blocked input (all but Ohwi8o).
+/// Whether a convolution with these weights reads blocked input (all but OhwiBo).
 [[nodiscard]] bool reads_blocked_input(WeightLayout layout);
 
-/// Reads attr "block" and throws InvalidArgument naming `label` unless it is kChannelBlock.
-void check_block_attr(const Attrs& attrs, std::string_view label);
+/// Reads attr "block" and returns it; throws InvalidArgument naming `label` unless it is one of
+/// kChannelBlockSizes.
+std::int64_t check_block_attr(const Attrs& attrs, std::string_view label);
 
-/// (N, C, H, W) -> (N, C/8, H, W, 8); kUnknownDim entries stay unknown. Throws ShapeMismatch
+/// (N, C, H, W) -> (N, C/B, H, W, B); kUnknownDim entries stay unknown. Throws ShapeMismatch
 /// naming `label` when a known C is not a multiple of the block.
-[[nodiscard]] Dims blocked_shape(const Dims& plain, std::string_view label);
-/// (N, Cb, H, W, 8) -> (N, Cb * 8, H, W).
+[[nodiscard]] Dims blocked_shape(const Dims& plain, std::int64_t block, std::string_view label);
+/// (N, Cb, H, W, B) -> (N, Cb * B, H, W).
 [[nodiscard]] Dims plain_shape(const Dims& blocked);
+/// Throws ShapeMismatch naming `label` unless `blocked` is (N, C/B, H, W, B) with B = `block`
+/// (or unknown: a type's dims).
+void check_blocked_dims(const Dims& blocked, std::int64_t block, std::string_view label);
 
 /// The packed shape of OIHW weights `w` (which must suit `layout`; ShapeMismatch otherwise) and
 /// the OIHW shape of packed weights for a convolution with `channels` inputs and `groups`.
@@ -50,8 +62,9 @@ void check_block_attr(const Attrs& attrs, std::string_view label);
 [[nodiscard]] Dims unpacked_weight_shape(WeightLayout layout, const Dims& packed,
                                          std::int64_t channels);
 
-/// Reference permutations (values through doubles, any float dtype). unblock() returns a fresh
-/// contiguous tensor; block() writes into `out`, already allocated with the blocked shape.
+/// Reference permutations (values through doubles, any float dtype), the block read from the
+/// blocked shape. unblock() returns a fresh contiguous tensor; block_into() writes into `out`,
+/// already allocated with the blocked shape.
 [[nodiscard]] Tensor unblock(const Tensor& blocked);
 void block_into(const Tensor& plain, Tensor& out);
 /// OIHW -> packed (into `out`, allocated with the packed shape) and packed -> OIHW.
@@ -59,8 +72,9 @@ void pack_weights_into(WeightLayout layout, const Tensor& w, Tensor& out);
 [[nodiscard]] Tensor unpack_weights(WeightLayout layout, const Tensor& packed,
                                     const Dims& plain_shape);
 
-/// oneDNN descriptors of logical (N, C, H, W) data stored plain (nchw) or blocked (nChw8c).
-[[nodiscard]] dnnl::memory::desc dnnl_image_desc(const Dims& plain_shape, bool blocked);
+/// oneDNN descriptors of logical (N, C, H, W) data stored plain (nchw, block 0) or blocked
+/// (nChw8c, nChw16c).
+[[nodiscard]] dnnl::memory::desc dnnl_image_desc(const Dims& plain_shape, std::int64_t block);
 /// The descriptor of OIHW weights in `layout` (depthwise as (G, 1, 1, kh, kw)), plain or packed.
 [[nodiscard]] dnnl::memory::desc dnnl_weight_desc(WeightLayout layout, const Dims& plain_shape,
                                                   bool packed);

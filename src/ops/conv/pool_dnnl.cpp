@@ -28,11 +28,11 @@ dnnl::algorithm pool_algorithm(PoolKind kind) {
   return dnnl::algorithm::pooling_avg_exclude_padding;
 }
 
-bool build_calls(PoolPass pass, PoolKind kind, const PoolGeometry& g, bool channel_blocked,
+bool build_calls(PoolPass pass, PoolKind kind, const PoolGeometry& g, std::int64_t channel_block,
                  PoolState& state) {
   const dnnl::engine& engine = dnnl_engine();
-  const dnnl::memory::desc x_md = dnnl_image_desc(g.input_shape(), channel_blocked);
-  const dnnl::memory::desc y_md = dnnl_image_desc(g.output_shape(), channel_blocked);
+  const dnnl::memory::desc x_md = dnnl_image_desc(g.input_shape(), channel_block);
+  const dnnl::memory::desc y_md = dnnl_image_desc(g.output_shape(), channel_block);
   const int rank = g.window.spatial_rank;
   const dnnl::memory::dims strides = dnnl_spatial(g.window.stride, rank);
   const dnnl::memory::dims kernel = dnnl_spatial(g.window.kernel, rank);
@@ -76,13 +76,13 @@ bool build_calls(PoolPass pass, PoolKind kind, const PoolGeometry& g, bool chann
 
 // The node's state for `x_shape`, rebuilt when the shape changes.
 PoolState& pool_state(KernelContext& ctx, PoolPass pass, PoolKind kind, const PoolGeometry& g,
-                      bool channel_blocked = false) {
+                      std::int64_t channel_block = 0) {
   auto* state = dynamic_cast<PoolState*>(ctx.state.get());
   const Dims x_shape = g.input_shape();
   if (state != nullptr && state->x_shape == x_shape) return *state;
   auto fresh = std::make_shared<PoolState>();
   fresh->x_shape = x_shape;
-  fresh->unimplemented = !build_calls(pass, kind, g, channel_blocked, *fresh);
+  fresh->unimplemented = !build_calls(pass, kind, g, channel_block, *fresh);
   state = fresh.get();
   ctx.state = std::move(fresh);
   return *state;
@@ -90,8 +90,8 @@ PoolState& pool_state(KernelContext& ctx, PoolPass pass, PoolKind kind, const Po
 }  // namespace
 
 bool run_pool_forward_dnnl(KernelContext& ctx, PoolKind kind, const PoolGeometry& geometry,
-                           const Tensor& x, const Tensor& y, bool channel_blocked) {
-  PoolState& state = pool_state(ctx, PoolPass::Forward, kind, geometry, channel_blocked);
+                           const Tensor& x, const Tensor& y, std::int64_t channel_block) {
+  PoolState& state = pool_state(ctx, PoolPass::Forward, kind, geometry, channel_block);
   if (state.unimplemented) return false;
   dnnl_bind(state.forward, DNNL_ARG_SRC, x.raw_data());
   dnnl_bind(state.forward, DNNL_ARG_DST, y.raw_data());

@@ -10,12 +10,12 @@ namespace tscope::ops::detail {
 
 enum class PoolKind { Max, AverageIncludePad, AverageExcludePad };
 
-/// y = pool(x) for contiguous float32 tensors (y already allocated), plain or, with
-/// `channel_blocked`, both in nChw8c (channel_blocks.h). Returns false when oneDNN has no
+/// y = pool(x) for contiguous float32 tensors (y already allocated), plain (`channel_block` 0)
+/// or both in blocks of `channel_block` channels, nChw8c or nChw16c (channel_blocks.h). Returns false when oneDNN has no
 /// implementation for these shapes; the caller then runs the reference kernel.
 [[nodiscard]] bool run_pool_forward_dnnl(KernelContext& ctx, PoolKind kind,
                                          const PoolGeometry& geometry, const Tensor& x,
-                                         const Tensor& y, bool channel_blocked = false);
+                                         const Tensor& y, std::int64_t channel_block = 0);
 
 /// dx = the average pooling's gradient of dy.
 [[nodiscard]] bool run_avg_pool_backward_dnnl(KernelContext& ctx, PoolKind kind,

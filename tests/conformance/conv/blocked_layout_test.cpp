@@ -3,7 +3,8 @@
 // element and against oneDNN's format tags (the fast kernels are oneDNN reorders), BlockedConv and
 // the blocked pools against the plain ops they stand for, fast against reference kernels, and the
 // type rules' errors. Weights here are graph inputs, so the rewrite leaves the plain ops alone and
-// the tests build the blocked nodes themselves.
+// the tests build the blocked nodes themselves. Each kernel runs on both blocks (8 and 16
+// channels) whatever the machine's preferred one.
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -26,10 +27,19 @@ Variable op1(std::string_view name, std::vector<Variable> inputs, Attrs attrs) {
                    std::source_location::current());
 }
 
-Variable to_blocks(const Variable& x) { return op1("ToChannelBlocks", {x}, {{"block", 8}}); }
-Variable from_blocks(const Variable& x) { return op1("FromChannelBlocks", {x}, {{"block", 8}}); }
+Variable to_blocks(const Variable& x, std::int64_t block = 8) {
+  return op1("ToChannelBlocks", {x}, {{"block", block}});
+}
+Variable from_blocks(const Variable& x, std::int64_t block = 8) {
+  return op1("FromChannelBlocks", {x}, {{"block", block}});
+}
+// The layout's block is the second character group of its name: OIhw16i16o, Ohwi16o, Goihw16g.
+std::int64_t block_of(const std::string& layout) {
+  return layout.find("16") != std::string::npos ? 16 : 8;
+}
 Variable pack(const Variable& w, std::int64_t groups, const std::string& layout) {
-  return op1("PackConvWeights", {w}, {{"block", 8}, {"groups", groups}, {"layout", layout}});
+  return op1("PackConvWeights", {w},
+             {{"block", block_of(layout)}, {"groups", groups}, {"layout", layout}});
 }
 
 TEST(ChannelBlockReorders, ElementsLandWhereTheLayoutSays) {
@@ -44,6 +54,16 @@ TEST(ChannelBlockReorders, ElementsLandWhereTheLayoutSays) {
   EXPECT_TRUE(all_close(out[1], value, 0, 0));
   EXPECT_TRUE(
       fast_matches_reference({x}, {to_blocks(x), from_blocks(to_blocks(x))}, {value}, 0, 0));
+  // Blocks of 16: y[n, cb, h, w, i] = x[n, cb * 16 + i, h, w]
+  const Tensor wide = random_tensor(DType::Float32, {2, 32, 3, 5}, 2);
+  const std::vector<Tensor> out16 =
+      run_graph({x}, {to_blocks(x, 16), from_blocks(to_blocks(x, 16), 16)}, {wide});
+  ASSERT_EQ(out16[0].shape(), (Dims{2, 2, 3, 5, 16}));
+  EXPECT_EQ(out16[0].at((((1 * 2 + 1) * 3 + 2) * 5 + 4) * 16 + 13),
+            wide.at(((1 * 32 + 29) * 3 + 2) * 5 + 4));
+  EXPECT_TRUE(all_close(out16[1], wide, 0, 0));
+  EXPECT_TRUE(fast_matches_reference({x}, {to_blocks(x, 16), from_blocks(to_blocks(x, 16), 16)},
+                                     {wide}, 0, 0));
 }
 
 // The reference packing loops are checked against oneDNN's own reorder into the format tag of the
@@ -57,7 +77,10 @@ TEST(ChannelBlockReorders, PackedWeightsMatchOneDnnFormatTags) {
   };
   const std::vector<Case> cases = {{"OIhw8i8o", {16, 24, 3, 3}, 1, {2, 3, 3, 3, 8, 8}},
                                    {"Ohwi8o", {16, 3, 7, 7}, 1, {2, 7, 7, 3, 8}},
-                                   {"Goihw8g", {24, 1, 3, 3}, 24, {3, 3, 3, 8}}};
+                                   {"Goihw8g", {24, 1, 3, 3}, 24, {3, 3, 3, 8}},
+                                   {"OIhw16i16o", {32, 16, 3, 3}, 1, {2, 1, 3, 3, 16, 16}},
+                                   {"Ohwi16o", {16, 3, 7, 7}, 1, {1, 7, 7, 3, 16}},
+                                   {"Goihw16g", {32, 1, 3, 3}, 32, {2, 3, 3, 16}}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.layout);
     Variable w = tensor(DType::Float32, c.w, "w");  // packing needs static weight shapes
@@ -76,29 +99,49 @@ TEST(ChannelBlockReorders, PackedWeightsMatchOneDnnFormatTags) {
   const Tensor stem = run_graph({w_rgb}, {pack(w_rgb, 1, "Ohwi8o")}, {rgb})[0];
   EXPECT_EQ(stem.at((((1 * 7 + 1) * 7 + 2) * 3 + 2) * 8 + 5),
             rgb.at(((13 * 3 + 2) * 7 + 1) * 7 + 2));
+  // OIhw16i16o: w[o, c, h, w] with o = 29 (block 1, lane 13), c = 21 (block 1, lane 5).
+  Variable w32 = tensor(DType::Float32, {32, 32, 3, 3}, "w32");
+  const Tensor oihw32 = random_tensor(DType::Float32, {32, 32, 3, 3}, 5);
+  const Tensor blocked16 = run_graph({w32}, {pack(w32, 1, "OIhw16i16o")}, {oihw32})[0];
+  EXPECT_EQ(blocked16.at(((((1 * 2 + 1) * 3 + 1) * 3 + 2) * 16 + 5) * 16 + 13),
+            oihw32.at(((29 * 32 + 21) * 3 + 1) * 3 + 2));
 }
 
 TEST(ChannelBlockHelpers, WeightLayoutFollowsChannelsAndGroups) {
-  EXPECT_EQ(blocked_weight_layout(64, 128, 1), "OIhw8i8o");
-  EXPECT_EQ(blocked_weight_layout(3, 64, 1), "Ohwi8o");  // an RGB stem reads plain input
-  EXPECT_EQ(blocked_weight_layout(1, 8, 1), "Ohwi8o");
-  EXPECT_EQ(blocked_weight_layout(144, 144, 144), "Goihw8g");
-  EXPECT_EQ(blocked_weight_layout(12, 16, 1), std::nullopt);   // C neither < 8 nor a multiple
-  EXPECT_EQ(blocked_weight_layout(16, 12, 1), std::nullopt);   // O not a multiple of 8
-  EXPECT_EQ(blocked_weight_layout(12, 12, 12), std::nullopt);  // depthwise, C not a multiple
-  EXPECT_EQ(blocked_weight_layout(32, 64, 32), std::nullopt);  // grouped, not depthwise
-  EXPECT_EQ(blocked_weight_layout(64, 64, 4), std::nullopt);
-  EXPECT_EQ(blocked_weight_layout(3, 3, 3), std::nullopt);
+  EXPECT_EQ(blocked_weight_layout(64, 128, 1, 8), "OIhw8i8o");
+  EXPECT_EQ(blocked_weight_layout(3, 64, 1, 8), "Ohwi8o");  // an RGB stem reads plain input
+  EXPECT_EQ(blocked_weight_layout(1, 8, 1, 8), "Ohwi8o");
+  EXPECT_EQ(blocked_weight_layout(144, 144, 144, 8), "Goihw8g");
+  EXPECT_EQ(blocked_weight_layout(12, 16, 1, 8), std::nullopt);   // C neither < 8 nor a multiple
+  EXPECT_EQ(blocked_weight_layout(16, 12, 1, 8), std::nullopt);   // O not a multiple of 8
+  EXPECT_EQ(blocked_weight_layout(12, 12, 12, 8), std::nullopt);  // depthwise, C not a multiple
+  EXPECT_EQ(blocked_weight_layout(32, 64, 32, 8), std::nullopt);  // grouped, not depthwise
+  EXPECT_EQ(blocked_weight_layout(64, 64, 4, 8), std::nullopt);
+  EXPECT_EQ(blocked_weight_layout(3, 3, 3, 8), std::nullopt);
+  // Blocks of 16: MobileNet-v2's 24 channels do not fit, a 12-channel input now reads plain.
+  EXPECT_EQ(blocked_weight_layout(64, 128, 1, 16), "OIhw16i16o");
+  EXPECT_EQ(blocked_weight_layout(12, 16, 1, 16), "Ohwi16o");
+  EXPECT_EQ(blocked_weight_layout(144, 144, 144, 16), "Goihw16g");
+  EXPECT_EQ(blocked_weight_layout(24, 24, 24, 16), std::nullopt);
+  EXPECT_EQ(blocked_weight_layout(32, 24, 1, 16), std::nullopt);
+  EXPECT_EQ(blocked_weight_layout(24, 32, 1, 16), std::nullopt);
+  EXPECT_TRUE(throws_naming([] { (void)blocked_weight_layout(64, 64, 1, 4); },
+                            ErrorKind::InvalidArgument, {"block 4"}));
+  EXPECT_TRUE(preferred_channel_block() == 8 || preferred_channel_block() == 16);
   EXPECT_TRUE(input_runs_blocked("OIhw8i8o"));
   EXPECT_TRUE(input_runs_blocked("Goihw8g"));
   EXPECT_FALSE(input_runs_blocked("Ohwi8o"));
+  EXPECT_TRUE(input_runs_blocked("OIhw16i16o"));
+  EXPECT_FALSE(input_runs_blocked("Ohwi16o"));
   EXPECT_TRUE(throws_naming([] { (void)input_runs_blocked("nchw"); }, ErrorKind::InvalidArgument,
                             {"unknown weight layout 'nchw'"}));
+  EXPECT_EQ(blocked_conv_attrs({{"groups", std::int64_t{1}}}, "OIhw16i16o", 32, 32).get_int("block"),
+            16);
   const Attrs attrs = blocked_conv_attrs({{"groups", std::int64_t{1}}}, "Ohwi8o", 3, 16,
                                          {.has_bias = true, .lower = 0, .upper = 6});
   EXPECT_EQ(attrs.get_int("groups"), 1);
   EXPECT_EQ(attrs.get_string("layout"), "Ohwi8o");
-  EXPECT_EQ(attrs.get_int("block"), kChannelBlockSize);
+  EXPECT_EQ(attrs.get_int("block"), 8);
   EXPECT_FALSE(attrs.get_bool("in_blocked"));
   EXPECT_EQ(attrs.get_int("channels"), 3);
   EXPECT_EQ(attrs.get_int("out_channels"), 16);
@@ -118,40 +161,40 @@ struct ConvCase {
   double upper;
 };
 
-// The layout the compiler would choose (blocked_weight_layout); every case here has one.
-std::string layout_for(const ConvCase& c) {
-  const std::optional<std::string> layout = blocked_weight_layout(c.x[1], c.w[0], c.options.groups);
-  EXPECT_TRUE(layout.has_value()) << c.name;
-  return layout.value_or("none");
+// The layout the compiler would choose at `block` (blocked_weight_layout), if any.
+std::optional<std::string> layout_for(const ConvCase& c, std::int64_t block) {
+  return blocked_weight_layout(c.x[1], c.w[0], c.options.groups, block);
 }
 
 // BlockedConv(ToChannelBlocks(x), PackConvWeights(w), b[, ToChannelBlocks(residual)]) read back,
 // and clamp(conv(x, w) + b [+ residual]).
 std::pair<Variable, Variable> blocked_and_plain(const ConvCase& c,
+                                                const std::string& layout,
                                                 const Variable& x,
                                                 const Variable& w,
                                                 const Variable& b,
                                                 const Variable* residual = nullptr) {
   Variable plain = conv2d(x, w, c.options);
-  const std::string layout = layout_for(c);
+  const std::int64_t block = block_of(layout);
   const bool in_blocked = input_runs_blocked(layout);
   Attrs attrs = blocked_conv_attrs(plain.owner()->attrs(), layout, c.x[1], c.w[0],
                                    {.has_bias = c.bias,
                                     .has_residual = residual != nullptr,
                                     .lower = c.lower,
                                     .upper = c.upper});
-  std::vector<Variable> inputs{in_blocked ? to_blocks(x) : x, pack(w, c.options.groups, layout)};
+  std::vector<Variable> inputs{in_blocked ? to_blocks(x, block) : x,
+                               pack(w, c.options.groups, layout)};
   if (c.bias) {
     inputs.push_back(b);
     plain = plain + dimshuffle(b, {kNewAxis, 0, kNewAxis, kNewAxis});
   }
   if (residual != nullptr) {
-    inputs.push_back(to_blocks(*residual));
+    inputs.push_back(to_blocks(*residual, block));
     plain = plain + *residual;
   }
   if (std::isfinite(c.lower)) plain = maximum(plain, c.lower);
   if (std::isfinite(c.upper)) plain = minimum(plain, c.upper);
-  return {from_blocks(op1("BlockedConv", std::move(inputs), std::move(attrs))), plain};
+  return {from_blocks(op1("BlockedConv", std::move(inputs), std::move(attrs)), block), plain};
 }
 
 TEST(BlockedConv, MatchesConvWithBiasAndClamp) {
@@ -220,20 +263,44 @@ TEST(BlockedConv, MatchesConvWithBiasAndClamp) {
        false,
        -kInf,
        kInf},
+      // Cases with a layout at block 16 as well (AVX-512's nChw16c).
+      {"3x3 32 -> 16 relu6",
+       {2, 32, 7, 6},
+       {16, 32, 3, 3},
+       {.padding = Padding::symmetric({1, 1})},
+       true,
+       0,
+       6},
+      {"depthwise 32 s2",
+       {1, 32, 9, 9},
+       {32, 1, 3, 3},
+       {.strides = {2, 2}, .padding = Padding::symmetric({1, 1}), .groups = 32},
+       true,
+       0,
+       kInf},
+      {"stem C=12 -> 32", {1, 12, 8, 9}, {32, 12, 3, 3}, {}, true, -kInf, kInf},
   };
+  int blocked_cases = 0;
   for (const ConvCase& c : cases) {
-    SCOPED_TRACE(c.name);
-    Variable x = tensor4(DType::Float32, "x");
-    Variable w = tensor(DType::Float32, c.w, "w");
-    Variable b = vector(DType::Float32, "b");
-    const auto [blocked, plain] = blocked_and_plain(c, x, w, b);
-    const std::vector<Tensor> values{random_tensor(DType::Float32, c.x, 5),
-                                     random_tensor(DType::Float32, c.w, 6),
-                                     random_tensor(DType::Float32, {c.w[0]}, 7)};
-    const std::vector<Tensor> out = run_graph({x, w, b}, {blocked, plain}, values);
-    EXPECT_TRUE(all_close(out[0], out[1], 1e-5, 1e-5));
-    EXPECT_TRUE(fast_matches_reference({x, w, b}, {blocked}, values, 1e-5, 1e-5));
+    for (std::int64_t block : kChannelBlockSizes) {
+      const std::optional<std::string> layout = layout_for(c, block);
+      if (!layout) continue;
+      SCOPED_TRACE(c.name + " " + *layout);
+      ++blocked_cases;
+      Variable x = tensor4(DType::Float32, "x");
+      Variable w = tensor(DType::Float32, c.w, "w");
+      Variable b = vector(DType::Float32, "b");
+      const auto [blocked, plain] = blocked_and_plain(c, *layout, x, w, b);
+      const std::vector<Tensor> values{random_tensor(DType::Float32, c.x, 5),
+                                       random_tensor(DType::Float32, c.w, 6),
+                                       random_tensor(DType::Float32, {c.w[0]}, 7)};
+      const std::vector<Tensor> out = run_graph({x, w, b}, {blocked, plain}, values);
+      EXPECT_TRUE(all_close(out[0], out[1], 1e-5, 1e-5));
+      EXPECT_TRUE(fast_matches_reference({x, w, b}, {blocked}, values, 1e-5, 1e-5));
+    }
   }
+  // Every case runs at block 8 but "stem C=12 -> 32"; nine run at block 16.
+  EXPECT_EQ(blocked_cases, 13 + 9);
 }
 
 // A skip connection's add (oneDNN's binary post-op) comes after the bias and before the clamp.
@@ -270,10 +337,25 @@ TEST(BlockedConv, AddsTheResidualBeforeTheClamp) {
     Variable w = tensor(DType::Float32, c.w, "w");
     Variable b = vector(DType::Float32, "b");
     Variable r = tensor4(DType::Float32, "r");
-    const auto [blocked, plain] = blocked_and_plain(c, x, w, b, &r);
+    const auto [blocked, plain] = blocked_and_plain(c, layout_for(c, 8).value(), x, w, b, &r);
     const std::vector<Tensor> values{
         random_tensor(DType::Float32, c.x, 11), random_tensor(DType::Float32, c.w, 12),
         random_tensor(DType::Float32, {c.w[0]}, 13), random_tensor(DType::Float32, y_shape, 14)};
+    const std::vector<Tensor> out = run_graph({x, w, b, r}, {blocked, plain}, values);
+    EXPECT_TRUE(all_close(out[0], out[1], 1e-5, 1e-5));
+    EXPECT_TRUE(fast_matches_reference({x, w, b, r}, {blocked}, values, 1e-5, 1e-5));
+  }
+  {  // The same on 16-channel blocks: a ResNet block's 3x3 convolution with its skip connection.
+    const ConvCase c{"3x3 16 relu", {2, 16, 6, 7}, {16, 16, 3, 3},
+                     {.padding = Padding::symmetric({1, 1})}, true, 0, kInf};
+    Variable x = tensor4(DType::Float32, "x");
+    Variable w = tensor(DType::Float32, c.w, "w");
+    Variable b = vector(DType::Float32, "b");
+    Variable r = tensor4(DType::Float32, "r");
+    const auto [blocked, plain] = blocked_and_plain(c, "OIhw16i16o", x, w, b, &r);
+    const std::vector<Tensor> values{
+        random_tensor(DType::Float32, c.x, 15), random_tensor(DType::Float32, c.w, 16),
+        random_tensor(DType::Float32, {16}, 17), random_tensor(DType::Float32, c.x, 18)};
     const std::vector<Tensor> out = run_graph({x, w, b, r}, {blocked, plain}, values);
     EXPECT_TRUE(all_close(out[0], out[1], 1e-5, 1e-5));
     EXPECT_TRUE(fast_matches_reference({x, w, b, r}, {blocked}, values, 1e-5, 1e-5));
@@ -293,10 +375,15 @@ TEST(BlockedConv, AddsTheResidualBeforeTheClamp) {
 TEST(BlockedConv, PrintedNameShowsLayoutAndEpilogue) {
   const ConvCase c{"relu6", {1, 8, 4, 4}, {8, 1, 3, 3}, {.groups = 8}, true, 0, 6};
   Variable x = tensor4(DType::Float32, "x");
-  const auto [blocked, plain] =
-      blocked_and_plain(c, x, tensor(DType::Float32, c.w, "w"), vector(DType::Float32, "b"));
+  const auto [blocked, plain] = blocked_and_plain(c, "Goihw8g", x, tensor(DType::Float32, c.w, "w"),
+                                                  vector(DType::Float32, "b"));
   EXPECT_EQ(blocked.owner()->input(0).owner()->op_string(),
             "Conv2d{stride=(1,1),pad=(0,0),dilation=(1,1),groups=8,nChw8c,bias,clip(0,6)}");
+  const ConvCase stem{"stem", {1, 3, 4, 4}, {16, 3, 3, 3}, {}, false, 0, kInf};
+  const auto [stem_blocked, stem_plain] = blocked_and_plain(
+      stem, "Ohwi16o", x, tensor(DType::Float32, stem.w, "w"), vector(DType::Float32, "b"));
+  EXPECT_EQ(stem_blocked.owner()->input(0).owner()->op_string(),
+            "Conv2d{stride=(1,1),pad=(0,0),dilation=(1,1),groups=1,nchw>nChw16c,relu}");
 }
 
 TEST(BlockedPools, MatchPlainPools) {
@@ -329,17 +416,25 @@ TEST(BlockedPools, MatchPlainPools) {
       {"max", {.kernel = {3, 2}, .strides = {3, 2}, .padding = Padding::same()}},
   };
   for (const PoolCase& c : cases) {
-    SCOPED_TRACE(c.op);
-    Variable x = tensor4(DType::Float32, "x");
-    Variable plain = c.op == "max" ? max_pool2d(x, c.options) : avg_pool2d(x, c.options);
-    Attrs attrs = plain.owner()->attrs();
-    attrs.set("block", std::int64_t{8});
-    Variable blocked = from_blocks(
-        op1(c.op == "max" ? "BlockedMaxPool" : "BlockedAvgPool", {to_blocks(x)}, attrs));
-    const std::vector<Tensor> values{random_tensor(DType::Float32, {2, 16, 11, 9}, 8)};
-    const std::vector<Tensor> out = run_graph({x}, {blocked, plain}, values);
-    EXPECT_TRUE(all_close(out[0], out[1], 1e-6, 1e-7));
-    EXPECT_TRUE(fast_matches_reference({x}, {blocked}, values, 1e-6, 1e-7));
+    for (std::int64_t block : kChannelBlockSizes) {
+      SCOPED_TRACE(c.op + " block " + std::to_string(block));
+      Variable x = tensor4(DType::Float32, "x");
+      Variable plain = c.op == "max" ? max_pool2d(x, c.options) : avg_pool2d(x, c.options);
+      Attrs attrs = plain.owner()->attrs();
+      attrs.set("block", block);
+      Variable blocked =
+          from_blocks(op1(c.op == "max" ? "BlockedMaxPool" : "BlockedAvgPool",
+                          {to_blocks(x, block)}, attrs),
+                      block);
+      const std::vector<Tensor> values{random_tensor(DType::Float32, {2, 32, 11, 9}, 8)};
+      const std::vector<Tensor> out = run_graph({x}, {blocked, plain}, values);
+      EXPECT_TRUE(all_close(out[0], out[1], 1e-6, 1e-7));
+      EXPECT_TRUE(fast_matches_reference({x}, {blocked}, values, 1e-6, 1e-7));
+      if (block == 16) {
+        EXPECT_NE(blocked.owner()->input(0).owner()->op_string().find(",nChw16c}"),
+                  std::string::npos);
+      }
+    }
   }
 }
 
@@ -356,8 +451,17 @@ TEST(ChannelBlockErrors, NameTheProblem) {
   Variable w = constant(Tensor::zeros(DType::Float32, {12, 8, 3, 3}), "w");
   EXPECT_TRUE(throws_naming([&] { (void)pack(w, 1, "OIhw8i8o"); }, ErrorKind::ShapeMismatch,
                             {"PackConvWeights", "(12, 8, 3, 3)", "O is not a multiple of 8"}));
-  EXPECT_TRUE(throws_naming([&] { (void)pack(w, 1, "OIhw16i16o"); }, ErrorKind::InvalidArgument,
-                            {"unknown weight layout 'OIhw16i16o'"}));
+  EXPECT_TRUE(throws_naming([&] { (void)pack(w, 1, "OIhw4i4o"); }, ErrorKind::InvalidArgument,
+                            {"unknown weight layout 'OIhw4i4o'"}));
+  EXPECT_TRUE(throws_naming([&] { (void)pack(w, 1, "OIhw16i16o"); }, ErrorKind::ShapeMismatch,
+                            {"PackConvWeights", "O is not a multiple of 16"}));
+  EXPECT_TRUE(throws_naming([&] { (void)to_blocks(x12, 16); }, ErrorKind::ShapeMismatch,
+                            {"ToChannelBlocks", "multiple of the block 16"}));
+  EXPECT_TRUE(throws_naming([&] { (void)to_blocks(x12, 4); }, ErrorKind::InvalidArgument,
+                            {"ToChannelBlocks", "block 4", "8 or 16"}));
+  Variable blocked8 = to_blocks(constant(Tensor::zeros(DType::Float32, {1, 16, 2, 2}), "x16"));
+  EXPECT_TRUE(throws_naming([&] { (void)from_blocks(blocked8, 16); }, ErrorKind::ShapeMismatch,
+                            {"FromChannelBlocks", "(N, C/16, H, W, 16)", "(1, 2, 2, 2, 8)"}));
   Variable x = tensor4(DType::Float32, "x");
   Variable w8 = constant(Tensor::zeros(DType::Float32, {8, 8, 3, 3}), "w8");
   // the packed weights hold 8 input channels
@@ -388,7 +492,7 @@ TEST(ChannelBlockErrors, PackedWeightsMustSuitTheLayout) {
         (void)op1("PackConvWeights", {w16},
                   {{"block", 16}, {"groups", 1}, {"layout", std::string("OIhw8i8o")}});
       },
-      ErrorKind::InvalidArgument, {"PackConvWeights", "block 16"}));
+      ErrorKind::InvalidArgument, {"PackConvWeights", "OIhw8i8o", "block 16"}));
 }
 
 TEST(ChannelBlockErrors, BlockedConvChecksItsInputsAndAttrs) {

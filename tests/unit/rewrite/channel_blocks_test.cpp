@@ -7,6 +7,7 @@
 #include <string>
 
 #include "support/test_util.h"
+#include "tscope/ops/channel_blocks.h"
 
 namespace tscope {
 namespace {
@@ -35,20 +36,25 @@ const ApplyNode* first_node(const Function& f, std::string_view op_name) {
   return nullptr;
 }
 
+// Blocks of 8 unless `block` says otherwise, whatever this CPU prefers, so that the expected
+// layouts do not depend on the machine.
 Function compile(const std::vector<Variable>& inputs, const std::vector<Variable>& outputs,
-                 bool blocked) {
+                 bool blocked, std::int64_t block = 8) {
   FunctionOptions options;
+  options.channel_block = block;
   if (!blocked) options.excluded_rewrites = {"use_channel_blocks"};
   return function(inputs, outputs, {}, options);
 }
 
-// Runs both compilations on `values` and compares every output.
-void expect_same_results(Function& blocked, Function& plain, const std::vector<Tensor>& values) {
+// Runs both compilations on `values` and compares every output (float32 sums in another order:
+// `atol` for deep graphs whose outputs reach well above 1 while some stay near 0).
+void expect_same_results(Function& blocked, Function& plain, const std::vector<Tensor>& values,
+                         double atol = 1e-5) {
   const std::vector<Tensor> expected = plain(values);
   const std::vector<Tensor> actual = blocked(values);
   ASSERT_EQ(actual.size(), expected.size());
   for (std::size_t i = 0; i < actual.size(); ++i) {
-    EXPECT_TRUE(all_close(actual[i], expected[i], 1e-4, 1e-5)) << "output " << i;
+    EXPECT_TRUE(all_close(actual[i], expected[i], 1e-4, atol)) << "output " << i;
   }
 }
 
@@ -186,6 +192,54 @@ TEST(ChannelBlocks, ChannelsPerBroadcastStayPlain) {
   expect_same_results(blocked, plain, {random_tensor(DType::Float32, {2, 8, 4, 4}, 11)});
 }
 
+// AVX-512's 16-channel blocks: convolutions whose channels fit them move (the RGB stem reads plain
+// input, OhwiBo), one whose 24 channels do not stays a plain Conv between reorders, and the
+// results match the plain graph.
+TEST(ChannelBlocks, SixteenChannelBlocksLeaveWhatDoesNotFit) {
+  Variable x = tensor4(DType::Float32, "x");
+  const ConvOptions same{.padding = Padding::symmetric({1, 1})};
+  Variable stem = relu(with_bias(conv2d(x, conv_weights(32, 3, 3, 1), same), 32, 2));
+  Variable body = relu(with_bias(conv2d(stem, conv_weights(32, 32, 3, 3), same), 32, 4) + stem);
+  Variable narrow = conv2d(body, conv_weights(24, 32, 1, 5));  // O = 24: not a multiple of 16
+  Variable out = max_pool2d(relu(conv2d(narrow, conv_weights(32, 24, 1, 6))), {.kernel = {2, 2}});
+
+  Function blocked = compile({x}, {out}, true, 16);
+  Function plain = compile({x}, {out}, false);
+  const std::map<std::string, int> counts = op_counts(blocked);
+  EXPECT_EQ(counts.at("BlockedConv"), 2);
+  EXPECT_EQ(counts.at("Conv"), 2);  // 32 -> 24 and 24 -> 32
+  EXPECT_EQ(counts.at("FromChannelBlocks"), 1);
+  std::vector<std::string> layouts;
+  for (const ApplyNode* node : blocked.graph().toposort()) {
+    if (node->op().name == "BlockedConv") {
+      layouts.push_back(node->attrs().get_string("layout"));
+      EXPECT_EQ(node->attrs().get_int("block"), 16);
+    }
+  }
+  EXPECT_EQ(layouts, (std::vector<std::string>{"Ohwi16o", "OIhw16i16o"}));
+  expect_same_results(blocked, plain, {random_tensor(DType::Float32, {2, 3, 10, 12}, 7)}, 1e-4);
+}
+
+TEST(ChannelBlocks, TheDefaultBlockIsTheCpusPreferred) {
+  Variable x = tensor4(DType::Float32, "x");
+  Variable y = conv2d(x, conv_weights(32, 32, 3, 1));
+  Function f = function({x}, {y});
+  const ApplyNode* conv = first_node(f, "BlockedConv");
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->attrs().get_int("block"), preferred_channel_block());
+
+  FunctionOptions options;
+  options.channel_block = 12;
+  try {
+    (void)function({x}, {y}, {}, options);
+    FAIL() << "expected InvalidArgument";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(error.what()).find("channel block 12 (8 or 16)"), std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(ChannelBlocks, ExcludingAnUnknownRewriteIsAnError) {
   Variable x = tensor4(DType::Float32, "x");
   FunctionOptions options;
@@ -213,6 +267,7 @@ TEST(ConstantLayoutFolding, PackedWeightsBecomeNamedConstants) {
 
   FunctionOptions unfolded_options;
   unfolded_options.excluded_rewrites = {"fold_constant_layouts"};
+  unfolded_options.channel_block = 8;
   Function unfolded = function({x}, {y}, {}, unfolded_options);
   EXPECT_EQ(op_counts(unfolded).at("PackConvWeights"), 1);
   const Tensor value = random_tensor(DType::Float32, {1, 8, 5, 5}, 3);

@@ -34,6 +34,7 @@ int run_bench(const BenchSettings& settings) {
   FunctionOptions options;
   options.name = loaded.model.source;
   options.profile = false;
+  options.channel_block = settings.model.channel_block;
   Function inference =
       function(loaded.model.input_variables(), loaded.model.output_variables(), {}, options);
   for (int i = 0; i < settings.warmup; ++i) (void)inference(loaded.inputs);

@@ -53,6 +53,10 @@ void add_onnx_model_options(CLI::App* command, OnnxModelSettings& settings) {
   command->add_option("--threads", settings.threads, "BLAS and OpenMP threads (default: the libraries')")
       ->check(CLI::PositiveNumber);
   command->add_option("--seed", settings.seed, "seed of the random inputs");
+  command->add_option("--channel-block", settings.channel_block,
+                      "channels per block of the blocked convolution layout, 8 or 16 (default: "
+                      "16 where oneDNN runs AVX-512 code, else 8)")
+      ->check(CLI::IsMember({8, 16}));
 }
 
 int profile_onnx_model(const OnnxModelSettings& model_settings,
@@ -64,6 +68,7 @@ int profile_onnx_model(const OnnxModelSettings& model_settings,
                              std::filesystem::path(loaded.model.source).filename().string(),
                              loaded.model.node_count, loaded.model.opset);
   options.profile = true;
+  options.channel_block = model_settings.channel_block;
   Function inference = function(loaded.model.input_variables(), loaded.model.output_variables(), {},
                                 options);
   for (int i = 0; i < settings.warmup; ++i) (void)inference(loaded.inputs);
@@ -108,6 +113,7 @@ Action add_run_command(CLI::App& app) {
     FunctionOptions options;
     options.name = loaded.model.source;
     options.profile = false;
+    options.channel_block = settings->model.channel_block;
     Function inference =
         function(loaded.model.input_variables(), loaded.model.output_variables(), {}, options);
     const std::vector<Tensor> outputs = inference(loaded.inputs);

@@ -16,10 +16,11 @@ struct OnnxModelSettings {
   std::vector<std::string> input_dims;  ///< NAME=D1xD2...
   std::vector<std::string> input_data;  ///< NAME=FILE (.pb or .npy)
   int threads = 0;                      ///< 0: the BLAS library's default
+  std::int64_t channel_block = 0;       ///< FunctionOptions::channel_block (0: chosen by CPU)
   unsigned long long seed = 0;
 };
 
-/// Adds --input, --input-data, --threads and --seed to `command`.
+/// Adds --input, --input-data, --threads, --seed and --channel-block to `command`.
 void add_onnx_model_options(CLI::App* command, OnnxModelSettings& settings);
 
 /// An imported model with one tensor per input (from its data file, or random).
