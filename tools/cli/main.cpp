@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "commands/commands.h"
-#include "openmp_setup.h"
+#include "library_setup.h"
 #include "tscope/core/error.h"
 
 namespace {
@@ -32,7 +32,7 @@ int exit_code_for(tscope::ErrorKind kind) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  tscope::cli::reexec_with_short_openmp_spin(argv);
+  tscope::cli::reexec_with_library_settings(argv);
   CLI::App app{
       "Tensorscope: a tensor-graph compiler and runtime that tells you where the time and memory "
       "go"};

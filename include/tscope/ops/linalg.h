@@ -10,8 +10,10 @@
 /// increments. When an input layout fits none of these (both axes strided, a broadcast or reversed
 /// vector), the kernel copies it to a contiguous buffer and counts the copy in blas_copy_stats().
 #include <cstdint>
+#include <optional>
 #include <source_location>
 #include <string>
+#include <string_view>
 
 #include "tscope/graph/variable.h"
 
@@ -49,6 +51,20 @@ Variable batched_dot(const Variable& x, const Variable& y,
 [[nodiscard]] std::string blas_description();
 /// Sets the BLAS library's thread count (InvalidArgument below 1).
 void set_blas_threads(int threads);
+
+/// The OpenBLAS core type (the value for OPENBLAS_CORETYPE) this CPU should run, when OpenBLAS's
+/// own detection chose kernels without AVX2 on a CPU that has it: OpenBLAS 0.3.21 takes a
+/// Sapphire Rapids Xeon for a "Prescott" and runs SSE3 kernels, 6x slower than its "SkylakeX"
+/// ones on a 64x784x512 sgemm. "SkylakeX" with AVX-512, "Haswell" with AVX2 and FMA; nullopt
+/// when the detected core is fine or the build cannot switch (no DYNAMIC_ARCH). The variable is
+/// read when the library loads, so only a new process can use the answer (the CLI re-executes
+/// itself with it).
+[[nodiscard]] std::optional<std::string> recommended_blas_core();
+/// The decision behind recommended_blas_core(), from the detected core name, the library's
+/// build configuration and the CPU's vector extensions.
+[[nodiscard]] std::optional<std::string> recommended_blas_core(std::string_view detected_core,
+                                                               std::string_view config,
+                                                               bool cpu_avx2_fma, bool cpu_avx512);
 
 /// Copies BLAS kernels made because an input's strides fit no BLAS layout.
 struct BlasCopyStats {

@@ -157,15 +157,4 @@ Variable dot(const Variable& a, const Variable& b, const std::source_location& l
   return apply_op1(op_def("Dot"), {a, b}, {}, location);
 }
 
-std::string blas_description() {
-  const char* config = openblas_get_config();
-  return fmt::format("OpenBLAS ({}; {} threads; core {})", config != nullptr ? config : "?",
-                     openblas_get_num_threads(), openblas_get_corename());
-}
-
-void set_blas_threads(int threads) {
-  if (threads < 1) throw_error(ErrorKind::InvalidArgument, "BLAS threads must be >= 1, got {}", threads);
-  openblas_set_num_threads(threads);
-}
-
 }  // namespace tscope

@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "commands.h"
-#include "openmp_setup.h"
+#include "library_setup.h"
 #include "tscope/onnx/model_inputs.h"
 #include "tscope/ops/linalg.h"
 #include "tscope/profile/atomic_file.h"

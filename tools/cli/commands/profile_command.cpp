@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "commands.h"
-#include "openmp_setup.h"
+#include "library_setup.h"
 #include "onnx_model_commands.h"
 #include "tscope/models/mlp_training.h"
 #include "tscope/models/voxel_cnn_training.h"
