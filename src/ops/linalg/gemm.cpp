@@ -2,12 +2,14 @@
 // Gemm: beta * z + alpha * x.y with z broadcast to the (m, n) product (Theano's Gemm{no_inplace};
 // the output is a fresh buffer, z is never overwritten). The rewrite rule in
 // src/rewrite/rules/blas.cpp builds it from Dot22 + add, so a bias add costs no extra pass.
-// The fast kernel multiplies float32 with oneDNN's sgemm when BLAS runs on one thread (about 8%
-// faster than OpenBLAS's on the ONNX MLP's 64x784x512 and 64x512x512 products; docs/performance.md)
-// and otherwise with BLAS: at two threads on a busy 2-core machine oneDNN's OpenMP sgemm was the
-// slower one (64x512x10: 190 us against 43), so multi-threaded calls keep OpenBLAS's threads. The
-// profile's impl column says which library a node runs ("dnnl" or "blas"), decided when the
-// function is linked.
+// The fast kernel multiplies float32 with oneDNN's sgemm and float64 with BLAS; the profile's impl
+// column says which ("dnnl" or "blas"). oneDNN's sgemm was about 8% faster than OpenBLAS's on the
+// ONNX MLP's 64x784x512 and 64x512x512 products at one thread, and it runs on the OpenMP threads
+// the convolutions use: a network whose classifier ran on OpenBLAS's threads had those spin after
+// the product (OpenBLAS's idle workers spin for about 2^28 cycles) and take a core from the next
+// inference's convolutions. MobileNet-v2 at two threads on a 2-core machine: 5.0 ms per inference
+// with its Gemm on oneDNN, and in one run out of three 13 to 14 ms with it on OpenBLAS; the MLP
+// 0.46 against 0.49 ms.
 #include <fmt/format.h>
 #include <oneapi/dnnl/dnnl.h>
 
@@ -107,9 +109,6 @@ void compute_gemm_reference(KernelContext& ctx) {
   }
 }
 
-// One BLAS thread: oneDNN's sgemm is the faster single-threaded one here.
-bool sgemm_runs_on_dnnl() { return openblas_get_num_threads() == 1; }
-
 template <class T>
 void run_gemm_fast(KernelContext& ctx, const GemmShape& s) {
   const Tensor& z = ctx.input(0);
@@ -133,15 +132,13 @@ void run_gemm_fast(KernelContext& ctx, const GemmShape& s) {
   const detail::BlasMatrix a = detail::blas_matrix(ctx.input(1), ctx);
   const detail::BlasMatrix b = detail::blas_matrix(ctx.input(2), ctx);
   if constexpr (std::is_same_v<T, float>) {
-    if (sgemm_runs_on_dnnl()) {
-      // dnnl_sgemm takes the same row-major operands as cblas_sgemm, transposes as 'N'/'T'.
-      const auto flag = [](CBLAS_TRANSPOSE t) { return t == CblasNoTrans ? 'N' : 'T'; };
-      if (dnnl_sgemm(flag(a.transpose), flag(b.transpose), s.m, s.n, s.k, alpha,
-                     static_cast<const float*>(a.tensor.raw_data()), a.leading,
-                     static_cast<const float*>(b.tensor.raw_data()), b.leading, beta, data,
-                     std::max<std::int64_t>(s.n, 1)) == dnnl_success) {
-        return;
-      }
+    // dnnl_sgemm takes the same row-major operands as cblas_sgemm, transposes as 'N'/'T'.
+    const auto flag = [](CBLAS_TRANSPOSE t) { return t == CblasNoTrans ? 'N' : 'T'; };
+    if (dnnl_sgemm(flag(a.transpose), flag(b.transpose), s.m, s.n, s.k, alpha,
+                   static_cast<const float*>(a.tensor.raw_data()), a.leading,
+                   static_cast<const float*>(b.tensor.raw_data()), b.leading, beta, data,
+                   std::max<std::int64_t>(s.n, 1)) == dnnl_success) {
+      return;
     }
   }
   detail::blas_gemm_operands<T>(a, b, s.m, s.n, s.k, alpha, beta, data);
@@ -161,7 +158,7 @@ bool gemm_blas_accepts(std::span<const Variable> inputs, const Attrs&) {
 }
 
 std::string_view gemm_fast_label(std::span<const Variable> inputs, const Attrs&) {
-  return inputs[0].dtype() == DType::Float32 && sgemm_runs_on_dnnl() ? "dnnl" : "blas";
+  return inputs[0].dtype() == DType::Float32 ? "dnnl" : "blas";
 }
 
 Variable scaled(const Variable& value, double factor) {
@@ -190,7 +187,7 @@ Cost gemm_cost(const CostContext& ctx) {
 void register_gemm(OpRegistry& registry) {
   registry.add({.name = "Gemm",
                 .family = "Gemm",
-                .summary = "beta * z + alpha * x.y through BLAS gemm (oneDNN's sgemm for f32 at 1 thread)",
+                .summary = "beta * z + alpha * x.y through oneDNN's sgemm (float32) or BLAS gemm (float64)",
                 .num_inputs = 3,
                 .infer = infer_gemm,
                 .reference = {"ref", compute_gemm_reference},

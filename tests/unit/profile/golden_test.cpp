@@ -21,9 +21,6 @@ profile::Profile golden_profile() {
   Variable b = vector(DType::Float32, "b");
   Variable h = exp(dot(x, w) + b);
   Variable loss = sum(h);
-  // Gemm's impl column depends on the BLAS thread count at link time (oneDNN's sgemm at one
-  // thread): link with the header's two threads, as on the 2-core machines the goldens came from.
-  set_blas_threads(2);
   FunctionOptions options;
   options.profile = true;
   options.clock = &clock;
