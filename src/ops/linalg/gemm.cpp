@@ -18,6 +18,7 @@
 
 #include "../broadcast_grad.h"
 #include "blas_util.h"
+#include "gemm_packed_dnnl.h"
 #include "tscope/graph/apply.h"
 #include "tscope/graph/op_registry.h"
 #include "tscope/ops/elementwise.h"
@@ -115,6 +116,9 @@ void run_gemm_fast(KernelContext& ctx, const GemmShape& s) {
   const T alpha = static_cast<T>(ctx.attrs->get_double("alpha"));
   const T beta = static_cast<T>(ctx.attrs->get_double("beta"));
   Tensor& out = ctx.allocate_output(0, z.dtype(), Dims{s.m, s.n});
+  if constexpr (std::is_same_v<T, float>) {
+    if (detail::run_gemm_packed_dnnl(ctx, s.m, s.k, s.n, s.z_strides, out)) return;
+  }
   T* data = static_cast<T*>(out.raw_data());
   const T* z_data = static_cast<const T*>(z.raw_data());
   // Seed the output with z broadcast (BLAS's C operand must be a full matrix), then let gemm

@@ -190,6 +190,53 @@ TEST(Gemm, ProfileNamesTheLibraryEachNodeRuns) {
   EXPECT_EQ(op_def("Dot22").fast.name, std::string("blas"));
 }
 
+// Constant weights (and the transpose of constant weights: ONNX Gemm with transB) with a bias
+// row run oneDNN's matmul on weights packed once per batch size; each call must still match the
+// reference kernel as the batch size changes and comes back.
+TEST(Gemm, ConstantWeightsMatchReferenceAcrossBatchSizes) {
+  const Tensor w_value = testing::random_tensor(DType::Float32, {70, 40}, 21);  // (out, in)
+  const Variable w = constant(w_value, "w");
+  const Variable w_in_out = constant(testing::random_tensor(DType::Float32, {40, 70}, 22), "w2");
+  const Variable bias = constant(testing::random_tensor(DType::Float32, {70}, 23), "b");
+  Variable x = matrix(DType::Float32, "x");
+  const std::vector<Variable> outputs{
+      gemm(bias, x, transpose(w), 1.0, 1.0),             // transB, bias row: packed
+      gemm(bias, x, w_in_out, 1.0, 0.0),                 // no bias: packed
+      gemm(bias, x, w_in_out, 2.0, 1.0),                 // alpha 2: dnnl_sgemm
+      gemm(dimshuffle(bias, {kNewAxis, 0}), x, w_in_out, 1.0, 1.0)};  // (1, n) bias: packed
+  FunctionOptions reference_options;
+  reference_options.reference_kernels = true;
+  Function fast = function({x}, outputs);
+  Function reference = function({x}, outputs, {}, reference_options);
+  for (std::int64_t m : {5, 33, 5, 1}) {
+    SCOPED_TRACE(m);
+    const Tensor xv = testing::random_tensor(DType::Float32, {m, 40}, 30 + static_cast<int>(m));
+    const std::vector<Tensor> got = fast({xv});
+    const std::vector<Tensor> expected = reference({xv});
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_TRUE(testing::all_close(got[i], expected[i], 1e-4, 1e-5)) << "output " << i;
+    }
+  }
+}
+
+// Shared weights change between calls (updates), so they are never packed once and kept.
+TEST(Gemm, SharedWeightsAreReadOnEveryCall) {
+  const Variable w = shared(testing::random_tensor(DType::Float32, {40, 70}, 24), "w");
+  const Variable bias = constant(testing::random_tensor(DType::Float32, {70}, 25), "b");
+  Variable x = matrix(DType::Float32, "x");
+  Function f = function({x}, {gemm(bias, x, w, 1.0, 1.0)}, {{w, w * 2.0}});
+  const Tensor xv = testing::random_tensor(DType::Float32, {8, 40}, 26);
+  const Tensor first = f({xv})[0];   // with w, then w becomes 2w
+  const Tensor second = f({xv})[0];  // with 2w: second - bias = 2 (first - bias)
+  const std::vector<double> a = first.to_doubles();
+  const std::vector<double> b = second.to_doubles();
+  const std::vector<double> bias_values = testing::random_tensor(DType::Float32, {70}, 25).to_doubles();
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double bias_i = bias_values[i % 70];
+    EXPECT_NEAR(b[i] - bias_i, 2.0 * (a[i] - bias_i), 1e-3) << i;
+  }
+}
+
 TEST(Gemm, PrintsLikeTheano) {
   Variable z = matrix(DType::Float32, "z");
   Variable x = matrix(DType::Float32, "x");
