@@ -2,6 +2,7 @@
 #include "tscope/rewrite/pipeline.h"
 #include "tscope/rewrite/blas_rules.h"
 #include "tscope/rewrite/channel_block_rules.h"
+#include "tscope/rewrite/clamp_rules.h"
 #include "tscope/rewrite/constant_folding.h"
 
 #include <algorithm>
@@ -73,8 +74,8 @@ struct Rule {
   std::string_view name;
   std::int64_t (*apply)(FunctionGraph&, const PipelineSettings&);
 };
-// Order matters: BLAS products before layouts, and folding last, once the weight packing it folds
-// exists.
+// Order matters: BLAS products before layouts, clamps after them (a blocked convolution absorbs
+// its clamp), and folding last, once the weight packing it folds exists.
 constexpr Rule kRules[] = {
     {"merge_duplicate_nodes",
      [](FunctionGraph& graph, const PipelineSettings&) { return merge_duplicate_nodes(graph); }},
@@ -84,6 +85,8 @@ constexpr Rule kRules[] = {
      [](FunctionGraph& graph, const PipelineSettings& settings) {
        return use_channel_blocks(graph, settings.channel_block);
      }},
+    {"fuse_clamps",
+     [](FunctionGraph& graph, const PipelineSettings&) { return fuse_clamps(graph); }},
     {"fold_constant_layouts",
      [](FunctionGraph& graph, const PipelineSettings&) { return fold_constant_layouts(graph); }}};
 }  // namespace

@@ -4,7 +4,8 @@
 // contiguous output of type O. The common layouts get flat loops the compiler can vectorise:
 //   - every operand contiguous with the output's size (x + y);
 //   - contiguous operands plus a contiguous row broadcast over the leading axes (x + bias);
-//   - one contiguous operand and one single-element operand (2 * x, x - 1).
+//   - one contiguous operand and one single-element operand (2 * x, x - 1);
+//   - a contiguous first operand and single-element others (clip(x, 0, 6)).
 // Anything else walks the outer axes with a carry and runs the innermost axis tight.
 #include <array>
 #include <cstdint>
@@ -174,6 +175,25 @@ void run_elementwise_loop(const Fn& fn, Tensor& out, const std::array<const Tens
   if (rows_only) {
     run_row_loop<O, C, K>(fn, out_data, data, layouts, count, shape[shape.rank() - 1]);
     return;
+  }
+  if constexpr (K >= 3) {
+    // The first operand contiguous, every other a single element (clip(x, low, high)): the
+    // elements are read once, out of the loop.
+    bool rest_scalar = layouts[0] == OperandLayout::Full;
+    for (std::size_t k = 1; k < K; ++k) {
+      rest_scalar = rest_scalar && layouts[k] == OperandLayout::Scalar;
+    }
+    if (rest_scalar) {
+      std::array<C, K> scalars{};
+      for (std::size_t k = 1; k < K; ++k) scalars[k] = data[k][0];
+      const C* __restrict first = data[0];
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        for (std::int64_t i = 0; i < count; ++i)
+          out_data[i] = convert_element<O>(fn(first[i], scalars[I + 1]...));
+      }
+      (std::make_index_sequence<K - 1>{});
+      return;
+    }
   }
   if constexpr (K == 2) {
     const bool scalar_first =

@@ -28,16 +28,18 @@ profile::Profile rewritten_profile(FakeClock& clock) {
 TEST(OptimizerProfile, CompileRecordCarriesEveryRewrite) {
   FakeClock clock(1000);
   const profile::CompileRecord compile = rewritten_profile(clock).functions[0].compile;
-  ASSERT_EQ(compile.rewrites.size(), 4u);
+  ASSERT_EQ(compile.rewrites.size(), 5u);
   EXPECT_EQ(compile.rewrites[0].name, "merge_duplicate_nodes");
   EXPECT_EQ(compile.rewrites[0].applied_count, 1);
   EXPECT_EQ(compile.rewrites[1].name, "use_blas_products");
   EXPECT_EQ(compile.rewrites[1].applied_count, 2);
-  // No convolution: the layout rules run and change nothing.
+  // No convolution and no clamp: the layout and clamp rules run and change nothing.
   EXPECT_EQ(compile.rewrites[2].name, "use_channel_blocks");
   EXPECT_EQ(compile.rewrites[2].applied_count, 0);
-  EXPECT_EQ(compile.rewrites[3].name, "fold_constant_layouts");
+  EXPECT_EQ(compile.rewrites[3].name, "fuse_clamps");
   EXPECT_EQ(compile.rewrites[3].applied_count, 0);
+  EXPECT_EQ(compile.rewrites[4].name, "fold_constant_layouts");
+  EXPECT_EQ(compile.rewrites[4].applied_count, 0);
   // The fake clock advances 1000 ns per read; each rule is timed by two reads.
   for (const profile::RewriteRecord& rule : compile.rewrites) EXPECT_EQ(rule.duration_ns, 1000);
   // exp, exp, add, dot, add -> exp, add, gemm (the dot and its add become one node).
@@ -96,7 +98,7 @@ TEST(OptimizerProfile, JsonRoundTripKeepsTheSection) {
       profile::parse_profile_json(profile::to_json_text({profile}, options), "optimizer");
   EXPECT_TRUE(document.report.show_optimizer);
   ASSERT_EQ(document.profiles.size(), 1u);
-  EXPECT_EQ(document.profiles[0].functions[0].compile.rewrites.size(), 4u);
+  EXPECT_EQ(document.profiles[0].functions[0].compile.rewrites.size(), 5u);
   EXPECT_EQ(profile::render_text(document.profiles[0], document.report),
             profile::render_text(profile, options));
 }
