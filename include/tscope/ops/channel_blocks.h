@@ -42,13 +42,19 @@ inline constexpr std::array<std::int64_t, 2> kChannelBlockSizes{8, 16};
                                                                std::int64_t groups,
                                                                std::int64_t block);
 
+/// The "layout" of a BlockedConv on plain data (block 0, groups 1, weights as they are): a
+/// convolution that cannot run blocked still takes its bias add, residual add and clamp as
+/// oneDNN post-ops instead of separate elementwise passes.
+inline constexpr std::string_view kPlainConvLayout = "oihw";
+
 /// Whether a BlockedConv with weights in `layout` reads blocked input (BlockedConv's attr
-/// "in_blocked"): all layouts but "Ohwi8o". Throws InvalidArgument for an unknown layout.
+/// "in_blocked"): all layouts but "OhwiBo" and "oihw". Throws InvalidArgument for an unknown
+/// layout.
 [[nodiscard]] bool input_runs_blocked(std::string_view layout);
 
 /// What a BlockedConv applies after the convolution: y = clamp(conv + bias + residual, lower,
-/// upper). The bias (O,) and the residual (blocked, the output's shape) are extra inputs, in that
-/// order. lower 0 and upper +inf is ReLU, 0 and 6 ReLU6; infinite bounds mean none.
+/// upper). The bias (O,) and the residual (in the output's layout and shape) are extra inputs, in
+/// that order. lower 0 and upper +inf is ReLU, 0 and 6 ReLU6; infinite bounds mean none.
 struct BlockedConvEpilogue {
   bool has_bias = false;
   bool has_residual = false;
@@ -57,8 +63,8 @@ struct BlockedConvEpilogue {
 };
 
 /// The attrs of a BlockedConv standing for a Conv with `conv_attrs` (strides, pads, dilations,
-/// groups, ... kept as they are): adds layout, block (the layout's), in_blocked, channels, out_channels,
-/// has_bias, has_residual, lower and upper.
+/// groups, ... kept as they are): adds layout, block (the layout's; 0 for "oihw"), in_blocked,
+/// channels, out_channels, has_bias, has_residual, lower and upper.
 [[nodiscard]] Attrs blocked_conv_attrs(const Attrs& conv_attrs,
                                        const std::string& layout,
                                        std::int64_t channels,

@@ -5,6 +5,8 @@
 // its bias add, a skip connection's add and the ReLU / clip after them; it keeps the Conv's attrs
 // and adds layout, block, in_blocked, channels, out_channels, has_bias, has_residual, lower and
 // upper. Inputs: x, packed w, then bias and residual when present. Inference only: no gradient.
+// With layout "oihw" (block 0) everything is plain: a convolution whose channels fit no block
+// still gets its epilogue fused.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -39,15 +41,18 @@ Signature signature_of(const Attrs& attrs) {
     throw_error(ErrorKind::InvalidArgument, "{}: in_blocked={} does not match weight layout {}",
                 kLabel, s.in_blocked, attrs.get_string("layout"));
   }
-  if (detail::check_block_attr(attrs, kLabel) != s.layout.block) {
+  const bool plain = s.layout.kind == detail::WeightKind::Plain;
+  const std::int64_t block = plain ? attrs.get_int("block") : detail::check_block_attr(attrs, kLabel);
+  if (block != s.layout.block) {
     throw_error(ErrorKind::InvalidArgument, "{}: block {} does not match weight layout {}",
                 kLabel, attrs.get_int("block"), attrs.get_string("layout"));
   }
   return s;
 }
 
-// The output's blocked shape, in the layout's block.
+// The output's shape: blocked in the layout's block, plain for "oihw".
 Dims blocked_output(const Signature& s, const detail::ConvGeometry& g) {
+  if (s.layout.block == 0) return g.output_shape();
   return detail::blocked_shape(g.output_shape(), s.layout.block, kLabel);
 }
 
@@ -146,9 +151,12 @@ void compute_reference(KernelContext& ctx) {
   std::vector<double> y = plain_y.to_doubles();
   const std::vector<double> bias =
       s.epilogue.has_bias ? ctx.input(2).to_doubles() : std::vector<double>();
+  const bool plain = s.layout.block == 0;
+  const Tensor& residual_input = ctx.input(ctx.num_inputs - 1);
   const std::vector<double> residual =
-      s.epilogue.has_residual ? detail::unblock(ctx.input(ctx.num_inputs - 1)).to_doubles()
-                              : std::vector<double>();
+      !s.epilogue.has_residual ? std::vector<double>()
+      : plain                  ? residual_input.to_doubles()
+                               : detail::unblock(residual_input).to_doubles();
   const std::int64_t volume = g.window.output_volume();
   for (std::size_t i = 0; i < y.size(); ++i) {
     double value = y[i];
@@ -159,7 +167,11 @@ void compute_reference(KernelContext& ctx) {
     y[i] = std::min(std::max(value, s.epilogue.lower), s.epilogue.upper);
   }
   Tensor& out = ctx.allocate_output(0, DType::Float32, blocked_output(s, g));
-  detail::block_into(Tensor::from_doubles(DType::Float32, g.output_shape(), y), out);
+  if (plain) {
+    detail::store_doubles(out, y);
+  } else {
+    detail::block_into(Tensor::from_doubles(DType::Float32, g.output_shape(), y), out);
+  }
 }
 
 void compute_dnnl(KernelContext& ctx) {
@@ -181,7 +193,8 @@ void compute_dnnl(KernelContext& ctx) {
 }
 
 Cost blocked_conv_cost(const CostContext& ctx) {
-  const Dims y = detail::plain_shape(ctx.output_shapes[0]);
+  const Dims& out = ctx.output_shapes[0];
+  const Dims y = out.rank() == 5 ? detail::plain_shape(out) : out;
   const Dims w = plain_weight_shape(ctx.attrs, ctx.input_shapes[1]);
   double elements = static_cast<double>(ctx.output_shapes[0].product());
   for (const Dims& shape : ctx.input_shapes) elements += static_cast<double>(shape.product());
@@ -196,8 +209,12 @@ std::string print_blocked_conv(const OpDef&, const Attrs& attrs) {
   std::string name = detail::conv_printed_name("", attrs);
   name.pop_back();
   const std::int64_t block = attrs.get_int("block");
-  name += attrs.get_bool("in_blocked") ? fmt::format(",nChw{}c", block)
-                                       : fmt::format(",nchw>nChw{}c", block);
+  if (block == 0) {
+    name += ",nchw";
+  } else {
+    name += attrs.get_bool("in_blocked") ? fmt::format(",nChw{}c", block)
+                                         : fmt::format(",nchw>nChw{}c", block);
+  }
   if (attrs.get_bool("has_bias")) name += ",bias";
   if (attrs.get_bool_or("has_residual", false)) name += ",residual";
   const double lower = attrs.get_double("lower");

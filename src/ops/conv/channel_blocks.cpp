@@ -20,6 +20,7 @@ std::int64_t packed_index(WeightLayout layout, const Dims& plain, std::int64_t o
   const std::int64_t kh = plain[2];
   const std::int64_t kw = plain[3];
   switch (layout.kind) {
+    case WeightKind::Plain: return ((o * channels + c) * kh + h) * kw + w;
     case WeightKind::BlockedInOut: {
       const std::int64_t cb_count = channels / b;
       return ((((o / b) * cb_count + c / b) * kh + h) * kw + w) * b * b + (c % b) * b + o % b;
@@ -74,6 +75,7 @@ struct ReorderState final : KernelState {
 }  // namespace
 
 WeightLayout weight_layout_from(const std::string& name, std::string_view label) {
+  if (name == kPlainConvLayout) return {WeightKind::Plain, 0};
   for (std::int64_t block : kChannelBlockSizes) {
     for (WeightKind kind : {WeightKind::BlockedInOut, WeightKind::BlockedOut, WeightKind::Depthwise}) {
       const WeightLayout layout{kind, block};
@@ -82,13 +84,14 @@ WeightLayout weight_layout_from(const std::string& name, std::string_view label)
   }
   throw_error(ErrorKind::InvalidArgument,
               "{}: unknown weight layout '{}' (OIhwBiBo, OhwiBo or GoihwBg for a block B of 8 or "
-              "16)",
+              "16, or oihw)",
               label, name);
 }
 
 std::string weight_layout_name(WeightLayout layout) {
   const std::int64_t b = layout.block;
   switch (layout.kind) {
+    case WeightKind::Plain: return std::string(kPlainConvLayout);
     case WeightKind::BlockedInOut: return fmt::format("OIhw{}i{}o", b, b);
     case WeightKind::BlockedOut: return fmt::format("Ohwi{}o", b);
     case WeightKind::Depthwise: break;
@@ -100,6 +103,7 @@ dnnl::memory::format_tag weight_format_tag(WeightLayout layout) {
   using tag = dnnl::memory::format_tag;
   const bool wide = layout.block == 16;
   switch (layout.kind) {
+    case WeightKind::Plain: return tag::oihw;
     case WeightKind::BlockedInOut: return wide ? tag::OIhw16i16o : tag::OIhw8i8o;
     case WeightKind::BlockedOut: return wide ? tag::Ohwi16o : tag::Ohwi8o;
     case WeightKind::Depthwise: break;
@@ -107,7 +111,9 @@ dnnl::memory::format_tag weight_format_tag(WeightLayout layout) {
   return wide ? tag::Goihw16g : tag::Goihw8g;
 }
 
-bool reads_blocked_input(WeightLayout layout) { return layout.kind != WeightKind::BlockedOut; }
+bool reads_blocked_input(WeightLayout layout) {
+  return layout.kind != WeightKind::BlockedOut && layout.kind != WeightKind::Plain;
+}
 
 std::int64_t check_block_attr(const Attrs& attrs, std::string_view label) {
   const std::int64_t block = attrs.get_int("block");
@@ -159,8 +165,13 @@ Dims packed_weight_shape(WeightLayout layout, const Dims& w, std::int64_t groups
     if (dim == kUnknownDim) fail("their shape must be static");
   }
   const std::int64_t b = layout.block;
-  if (w[0] % b != 0) fail(fmt::format("O is not a multiple of {}", b));
+  if (layout.kind != WeightKind::Plain && w[0] % b != 0) {
+    fail(fmt::format("O is not a multiple of {}", b));
+  }
   switch (layout.kind) {
+    case WeightKind::Plain:
+      if (groups != 1) fail("needs groups 1");
+      return w;
     case WeightKind::BlockedInOut:
       if (groups != 1 || w[1] % b != 0) fail(fmt::format("needs groups 1 and C a multiple of {}", b));
       return Dims{w[0] / b, w[1] / b, w[2], w[3], b, b};
@@ -176,6 +187,7 @@ Dims packed_weight_shape(WeightLayout layout, const Dims& w, std::int64_t groups
 Dims unpacked_weight_shape(WeightLayout layout, const Dims& packed, std::int64_t channels) {
   const std::int64_t b = layout.block;
   switch (layout.kind) {
+    case WeightKind::Plain: return packed;
     case WeightKind::BlockedInOut: return Dims{packed[0] * b, packed[1] * b, packed[2], packed[3]};
     case WeightKind::BlockedOut: return Dims{packed[0] * b, channels, packed[1], packed[2]};
     case WeightKind::Depthwise: break;

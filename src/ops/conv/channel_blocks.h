@@ -25,8 +25,9 @@
 namespace tscope::ops::detail {
 
 /// How packed weights are arranged: blocks of inputs and outputs (OIhwBiBo), blocks of outputs
-/// over plain inputs (OhwiBo) or blocks of depthwise groups (GoihwBg).
-enum class WeightKind { BlockedInOut, BlockedOut, Depthwise };
+/// over plain inputs (OhwiBo), blocks of depthwise groups (GoihwBg), or not at all ("oihw", block
+/// 0: a BlockedConv on plain data, groups 1, which still fuses its bias, residual and clamp).
+enum class WeightKind { BlockedInOut, BlockedOut, Depthwise, Plain };
 
 /// A packed weight layout: its kind and its block.
 struct WeightLayout {

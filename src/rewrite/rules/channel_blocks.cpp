@@ -2,6 +2,8 @@
 // One walk in topological order. A convolution that can run blocked starts a blocked value; pools
 // and elementwise ops whose data inputs all have blocked values continue it; every other client
 // of a value gets it back through FromChannelBlocks, created only where such a client exists.
+// A convolution that fits no block but has a bias add becomes a BlockedConv on plain data
+// (layout "oihw") with the bias fused.
 // Blocked and plain broadcasting agree on every axis but the channel axis, so an elementwise op
 // moves only when its data inputs share one static channel count and its other inputs are scalar
 // constants.
@@ -14,6 +16,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "tscope/ops/channel_blocks.h"
@@ -96,6 +99,12 @@ class ChannelBlocker {
       }
     }
     restore_plain_clients();
+    // Clients that stayed (and graph outputs) read the fused plain convolutions' outputs; new
+    // nodes already do (plain_value). Last results first, so that each replacement finds its
+    // clients reachable from the outputs.
+    for (auto it = plain_results_.rbegin(); it != plain_results_.rend(); ++it) {
+      graph_.replace(it->first, it->second);
+    }
     return changes_;
   }
 
@@ -158,15 +167,27 @@ class ChannelBlocker {
     const std::int64_t groups = c->groups;
     const std::int64_t out_channels = c->out_channels;
     const std::int64_t channels = c->channels;
-    const std::optional<std::string> layout =
+    std::optional<std::string> layout =
         blocked_weight_layout(channels, out_channels, groups, block_);
+    // A convolution whose channels fit no block stays on plain data but still takes its bias add
+    // (oneDNN's bias argument), which saves a pass over its output. Only that: in oneDNN 2.6 the
+    // plain (gemm:jit) convolution applies eltwise and binary post-ops in a slow generic loop
+    // (MobileNet-v2's 24 -> 144 1x1 with its ReLU6 took 2.6 ms, against 0.25 ms for the
+    // convolution alone), so clamps and residual adds stay separate nodes.
+    const bool plain = !layout && groups == 1;
+    if (plain) {
+      const ApplyNode* next = only_client(conv.output(0));
+      if (next == nullptr || !bias_of(*next, conv.output(0), out_channels)) return;
+      layout = std::string(kPlainConvLayout);
+    }
     if (!layout) return;
     const bool in_blocked = input_runs_blocked(*layout);
     const std::int64_t x_channels = x.type().dims[1];
     if (x_channels != kUnknownDim && x_channels != channels) return;  // the type rule's to report
 
-    std::vector<Variable> inputs{in_blocked ? blocked(x, conv.provenance()) : x,
-                                 packed_weights(w, groups, *layout, conv.provenance())};
+    std::vector<Variable> inputs{
+        in_blocked ? blocked(x, conv.provenance()) : plain_value(x, conv.provenance()),
+        plain ? w : packed_weights(w, groups, *layout, conv.provenance())};
 
     // Absorb what follows: a bias add, a skip connection's add, then max(., lower) and / or
     // min(., upper).
@@ -181,6 +202,7 @@ class ChannelBlocker {
     }
     BlockedConvEpilogue epilogue;
     epilogue.has_bias = inputs.size() == 3;
+    if (plain) next = nullptr;
     if (next != nullptr) {
       if (std::optional<Variable> residual = residual_of(*next, result)) {
         inputs.push_back(*residual);
@@ -207,7 +229,14 @@ class ChannelBlocker {
         op_def("BlockedConv"), std::move(inputs),
         blocked_conv_attrs(conv.attrs(), *layout, channels, out_channels, epilogue),
         conv.provenance());
-    record(result, blocked_conv->output(0));
+    if (plain) {
+      fused_.emplace(result.node(), blocked_conv->output(0));
+      plain_results_.emplace_back(result, blocked_conv->output(0));
+      moved_.insert(&conv);
+      ++changes_;
+    } else {
+      record(result, blocked_conv->output(0));
+    }
   }
 
   void move_pool(ApplyNode& pool) {
@@ -253,9 +282,27 @@ class ChannelBlocker {
     if (const auto found = blocked_.find(value.node()); found != blocked_.end()) {
       return found->second;
     }
-    const auto reorder = ApplyNode::create(op_def("ToChannelBlocks"), {value},
+    const auto reorder = ApplyNode::create(op_def("ToChannelBlocks"),
+                                           {plain_value(value, provenance)},
                                            Attrs{{"block", block_}}, provenance);
     blocked_.emplace(value.node(), reorder->output(0));
+    return reorder->output(0);
+  }
+
+  // What a new node reads for plain `value`: the output of the fused plain convolution that
+  // replaces it, or a FromChannelBlocks of its blocked value (one per value, shared with
+  // restore_plain_clients), or `value` itself. New nodes are not reachable from the outputs
+  // while the walk runs, so replace() could not rewire them later.
+  Variable plain_value(const Variable& value, const Provenance& provenance) {
+    if (const auto fused = fused_.find(value.node()); fused != fused_.end()) return fused->second;
+    const auto found = blocked_.find(value.node());
+    if (found == blocked_.end()) return value;
+    if (const auto restored = restored_.find(value.node()); restored != restored_.end()) {
+      return restored->second;
+    }
+    const auto reorder = ApplyNode::create(op_def("FromChannelBlocks"), {found->second},
+                                           Attrs{{"block", block_}}, provenance);
+    restored_.emplace(value.node(), reorder->output(0));
     return reorder->output(0);
   }
 
@@ -288,11 +335,7 @@ class ChannelBlocker {
         for (const ApplyNode* client : found->second) needed = needed || !moved_.contains(client);
       }
       if (!needed) continue;
-      const Variable& blocked_value = blocked_.at(plain.node());
-      const auto reorder =
-          ApplyNode::create(op_def("FromChannelBlocks"), {blocked_value},
-                            Attrs{{"block", block_}}, plain.owner()->provenance());
-      graph_.replace(plain, reorder->output(0));
+      graph_.replace(plain, plain_value(plain, plain.owner()->provenance()));
     }
   }
 
@@ -304,6 +347,10 @@ class ChannelBlocker {
   std::unordered_map<const VariableNode*, Variable> blocked_;
   std::unordered_set<const ApplyNode*> moved_;
   std::vector<Variable> moved_plain_;
+  // (last absorbed result, fused plain convolution's output), replaced at the end of the walk.
+  std::vector<std::pair<Variable, Variable>> plain_results_;
+  std::unordered_map<const VariableNode*, Variable> fused_;     // the same, by result
+  std::unordered_map<const VariableNode*, Variable> restored_;  // FromChannelBlocks per value
   std::int64_t changes_ = 0;
 };
 }  // namespace

@@ -372,6 +372,32 @@ TEST(BlockedConv, AddsTheResidualBeforeTheClamp) {
       ErrorKind::ShapeMismatch, {"BlockedConv", "residual (1, 2, 6, 6, 8)", "(1, 2, 4, 4, 8)"}));
 }
 
+// Layout "oihw" (block 0): plain data in and out, weights as they are, bias and clamp fused.
+TEST(BlockedConv, PlainLayoutMatchesConvWithBias) {
+  const ConvCase c{"plain 3x3 s2", {2, 12, 9, 8}, {20, 12, 3, 3},
+                   {.strides = {2, 2}, .padding = Padding::symmetric({1, 1})}, true, -kInf, kInf};
+  Variable x = tensor4(DType::Float32, "x");
+  Variable w = tensor(DType::Float32, c.w, "w");
+  Variable b = vector(DType::Float32, "b");
+  Variable plain = conv2d(x, w, c.options) + dimshuffle(b, {kNewAxis, 0, kNewAxis, kNewAxis});
+  const Attrs attrs = blocked_conv_attrs(conv2d(x, w, c.options).owner()->attrs(), "oihw", 12, 20,
+                                         {.has_bias = true});
+  EXPECT_EQ(attrs.get_int("block"), 0);
+  EXPECT_FALSE(attrs.get_bool("in_blocked"));
+  Variable fused = op1("BlockedConv", {x, w, b}, attrs);
+  EXPECT_EQ(fused.rank(), 4);
+  const std::vector<Tensor> values{random_tensor(DType::Float32, c.x, 31),
+                                   random_tensor(DType::Float32, c.w, 32),
+                                   random_tensor(DType::Float32, {20}, 33)};
+  const std::vector<Tensor> out = run_graph({x, w, b}, {fused, plain}, values);
+  EXPECT_TRUE(all_close(out[0], out[1], 1e-5, 1e-5));
+  EXPECT_TRUE(fast_matches_reference({x, w, b}, {fused}, values, 1e-5, 1e-5));
+  Attrs wrong_block = attrs;
+  wrong_block.set("block", std::int64_t{8});
+  EXPECT_TRUE(throws_naming([&] { (void)op1("BlockedConv", {x, w, b}, wrong_block); },
+                            ErrorKind::InvalidArgument, {"BlockedConv", "block 8", "oihw"}));
+}
+
 TEST(BlockedConv, PrintedNameShowsLayoutAndEpilogue) {
   const ConvCase c{"relu6", {1, 8, 4, 4}, {8, 1, 3, 3}, {.groups = 8}, true, 0, 6};
   Variable x = tensor4(DType::Float32, "x");

@@ -220,6 +220,47 @@ TEST(ChannelBlocks, SixteenChannelBlocksLeaveWhatDoesNotFit) {
   expect_same_results(blocked, plain, {random_tensor(DType::Float32, {2, 3, 10, 12}, 7)}, 1e-4);
 }
 
+// A convolution that fits no block keeps plain data but takes its bias add: after a blocked
+// convolution it reads one FromChannelBlocks, its clamp stays separate (one Clip node), and the
+// next convolution, which fits no block either, reads the clamp's plain output.
+TEST(ChannelBlocks, PlainConvolutionsFuseTheirBias) {
+  Variable x = tensor4(DType::Float32, "x");
+  const ConvOptions same{.padding = Padding::symmetric({1, 1})};
+  Variable first = relu(with_bias(conv2d(x, conv_weights(16, 16, 3, 1), same), 16, 2));
+  const int narrow_line = __LINE__ + 1;
+  Variable narrow = with_bias(conv2d(first, conv_weights(12, 16, 1, 3)), 12, 4);  // O = 12
+  Variable clamped = minimum(maximum(narrow, 0.0), 6.0);
+  Variable out = with_bias(conv2d(clamped, conv_weights(16, 12, 1, 5)), 16, 6);  // C = 12
+
+  Function blocked = compile({x}, {out, narrow}, true);
+  Function plain = compile({x}, {out, narrow}, false);
+  const std::map<std::string, int> counts = op_counts(blocked);
+  EXPECT_EQ(counts.at("BlockedConv"), 3);
+  EXPECT_FALSE(counts.contains("Conv"));
+  EXPECT_FALSE(counts.contains("Add"));
+  EXPECT_EQ(counts.at("Clip"), 1);
+  EXPECT_EQ(counts.at("FromChannelBlocks"), 1);  // into the plain convolution
+  EXPECT_EQ(counts.at("ToChannelBlocks"), 1);    // the input only
+  const ApplyNode* fused = nullptr;
+  for (const ApplyNode* node : blocked.graph().toposort()) {
+    if (node->op().name == "BlockedConv" && node->attrs().get_int("block") == 0) {
+      fused = node;  // the first of the two
+      break;
+    }
+  }
+  ASSERT_NE(fused, nullptr);
+  EXPECT_EQ(fused->attrs().get_string("layout"), "oihw");
+  EXPECT_TRUE(fused->attrs().get_bool("has_bias"));
+  EXPECT_EQ(fused->provenance().site.line, static_cast<std::uint32_t>(narrow_line));
+  EXPECT_EQ(fused->op_string(), "Conv2d{stride=(1,1),pad=(0,0),dilation=(1,1),groups=1,nchw,bias}");
+  // narrow is also a graph output: it reads the fused convolution.
+  EXPECT_EQ(blocked.graph().outputs()[1].owner(), fused);
+  expect_same_results(blocked, plain, {random_tensor(DType::Float32, {2, 16, 7, 6}, 7)}, 1e-4);
+  // Without a bias add there is nothing to fuse: the convolution stays a Conv.
+  Function bare = compile({x}, {conv2d(first, conv_weights(12, 16, 1, 3))}, true);
+  EXPECT_EQ(op_counts(bare).at("Conv"), 1);
+}
+
 TEST(ChannelBlocks, TheDefaultBlockIsTheCpusPreferred) {
   Variable x = tensor4(DType::Float32, "x");
   Variable y = conv2d(x, conv_weights(32, 32, 3, 1));
