@@ -26,6 +26,11 @@ namespace tscope {
 /// register (8) and of one AVX-512 register (16).
 inline constexpr std::array<std::int64_t, 2> kChannelBlockSizes{8, 16};
 
+/// Whether `block` is one of kChannelBlockSizes.
+[[nodiscard]] constexpr bool is_channel_block(std::int64_t block) {
+  return block == kChannelBlockSizes[0] || block == kChannelBlockSizes[1];
+}
+
 /// The block oneDNN's fastest convolutions on this CPU read: 16 where it runs AVX-512 code, 8
 /// otherwise (on an AVX-512 machine, nChw8c data sends oneDNN to its AVX2 kernels).
 [[nodiscard]] std::int64_t preferred_channel_block();
@@ -42,9 +47,9 @@ inline constexpr std::array<std::int64_t, 2> kChannelBlockSizes{8, 16};
                                                                std::int64_t groups,
                                                                std::int64_t block);
 
-/// The "layout" of a BlockedConv on plain data (block 0, groups 1, weights as they are): a
-/// convolution that cannot run blocked still takes its bias add, residual add and clamp as
-/// oneDNN post-ops instead of separate elementwise passes.
+/// The "layout" of a BlockedConv on plain data (block 0, groups 1, weights as they are): the op
+/// takes any epilogue; use_channel_blocks gives a convolution that fits no block only its bias
+/// add (oneDNN's bias argument), as oneDNN 2.6 runs post-ops on plain convolutions slowly.
 inline constexpr std::string_view kPlainConvLayout = "oihw";
 
 /// Whether a BlockedConv with weights in `layout` reads blocked input (BlockedConv's attr

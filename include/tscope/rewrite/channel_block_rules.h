@@ -3,8 +3,8 @@
 /// Runs float32 2-D convolutions with constant weights, and the pooling and elementwise ops that
 /// follow them, on oneDNN's channel-blocked layout nChw8c or nChw16c, which its fastest CPU
 /// kernels need (docs/conv.md, "Channel-blocked layout"). A blocked tensor is an ordinary
-/// (N, C/B, H, W, B) tensor, so the change stays visible in the graph and the profile: ToChannelBlocks and
-/// FromChannelBlocks nodes mark where data enters and leaves the layout, PackConvWeights nodes
+/// (N, C/B, H, W, B) tensor, so the change stays visible in the graph and the profile:
+/// ToChannelBlocks and FromChannelBlocks nodes mark where data enters and leaves the layout, PackConvWeights nodes
 /// rearrange the weights (folded at compile time, as they are constants), and each BlockedConv
 /// absorbs the bias add, a skip connection's add of an already blocked value and the ReLU / clip
 /// that follow it (oneDNN post-ops). Every replacement
@@ -16,9 +16,10 @@
 namespace tscope::rewrite {
 
 /// Applies the layout change over `graph` with blocks of `block` channels (8 or 16; 0:
-/// preferred_channel_block()); a convolution whose channels do not fit the block stays plain.
-/// Returns the number of nodes moved onto blocked data (convolutions, pools
-/// and elementwise ops, counting each absorbed bias add or clamp).
+/// preferred_channel_block()). A convolution whose channels do not fit the block stays on plain
+/// data, as a BlockedConv with layout "oihw" when it has a bias add to absorb. Returns the number
+/// of nodes changed (convolutions, pools and elementwise ops, counting each absorbed bias add or
+/// clamp).
 std::int64_t use_channel_blocks(FunctionGraph& graph, std::int64_t block = 0);
 
 }  // namespace tscope::rewrite

@@ -61,13 +61,6 @@ void for_each_image_element(const Dims& plain, std::int64_t block, Visit&& visit
   }
 }
 
-bool is_supported_block(std::int64_t block) {
-  for (std::int64_t supported : kChannelBlockSizes) {
-    if (block == supported) return true;
-  }
-  return false;
-}
-
 struct ReorderState final : KernelState {
   Dims from_shape;
   DnnlCall call;
@@ -117,7 +110,7 @@ bool reads_blocked_input(WeightLayout layout) {
 
 std::int64_t check_block_attr(const Attrs& attrs, std::string_view label) {
   const std::int64_t block = attrs.get_int("block");
-  if (!is_supported_block(block)) {
+  if (!is_channel_block(block)) {
     throw_error(ErrorKind::InvalidArgument, "{}: block {} is not supported (8 or 16)", label,
                 block);
   }
@@ -309,7 +302,7 @@ std::int64_t preferred_channel_block() {
 std::optional<std::string> blocked_weight_layout(std::int64_t channels, std::int64_t out_channels,
                                                  std::int64_t groups, std::int64_t block) {
   using ops::detail::WeightKind;
-  if (!ops::detail::is_supported_block(block)) {
+  if (!is_channel_block(block)) {
     throw_error(ErrorKind::InvalidArgument, "blocked_weight_layout: block {} (8 or 16)", block);
   }
   if (channels <= 0 || out_channels <= 0 || out_channels % block != 0) return std::nullopt;
