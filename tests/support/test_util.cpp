@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "support/test_util.h"
 
+#include <dlfcn.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -90,6 +94,20 @@ std::vector<Tensor> run_graph(const std::vector<Variable>& inputs, const std::ve
   const VerifyGradResult result = verify_grad(build, point, options);
   if (result.ok) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << result.message;
+}
+
+namespace {
+void set_openmp_threads(int threads) {
+  using SetThreads = void (*)(int);
+  auto* set_threads = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  if (set_threads != nullptr) set_threads(threads);
+}
+}  // namespace
+
+ScopedOpenMpThreads::ScopedOpenMpThreads(int threads) { set_openmp_threads(threads); }
+
+ScopedOpenMpThreads::~ScopedOpenMpThreads() {
+  set_openmp_threads(static_cast<int>(std::max(1U, std::thread::hardware_concurrency())));
 }
 
 }  // namespace tscope::testing

@@ -37,6 +37,16 @@ std::vector<Tensor> run_graph(const std::vector<Variable>& inputs, const std::ve
                                                   const std::vector<Tensor>& values,
                                                   double rtol = 1e-5, double atol = 1e-7);
 
+/// Sets the OpenMP runtime's thread count (oneDNN's runtime, looked up at run time; nothing
+/// happens without one) for the guard's lifetime, then restores one thread per hardware thread.
+class ScopedOpenMpThreads {
+ public:
+  explicit ScopedOpenMpThreads(int threads);
+  ~ScopedOpenMpThreads();
+  ScopedOpenMpThreads(const ScopedOpenMpThreads&) = delete;
+  ScopedOpenMpThreads& operator=(const ScopedOpenMpThreads&) = delete;
+};
+
 /// verify_grad as a gtest assertion.
 ::testing::AssertionResult gradient_matches_numeric(
     const std::function<Variable(const std::vector<Variable>&)>& build,

@@ -7,12 +7,16 @@
 //   - one contiguous operand and one single-element operand (2 * x, x - 1);
 //   - a contiguous first operand and single-element others (clip(x, 0, 6)).
 // Anything else walks the outer axes with a carry and runs the innermost axis tight.
+// The flat loops run in chunks on the OpenMP threads when the output is long (parallel_chunks.h);
+// the strided walk stays on one thread.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
 #include <utility>
 
+#include "tscope/ops/parallel_chunks.h"
 #include "tscope/core/tensor.h"
 
 namespace tscope::ops::detail {
@@ -70,19 +74,27 @@ void run_row_loop(const Fn& fn,
                   const std::array<OperandLayout, K>& layouts,
                   std::int64_t count,
                   std::int64_t inner) {
-  const std::int64_t rows = count / inner;
-  for (std::int64_t row = 0; row < rows; ++row) {
-    std::array<const C*, K> row_data{};
-    for (std::size_t k = 0; k < K; ++k) {
-      row_data[k] = layouts[k] == OperandLayout::Full ? data[k] + row * inner : data[k];
+  // A chunk may start and end inside a row: each row is run from the chunk's first column to its
+  // last.
+  for_each_chunk(count, [&](std::int64_t begin, std::int64_t end) {
+    std::int64_t i = begin;
+    while (i < end) {
+      const std::int64_t row = i / inner;
+      const std::int64_t first = i - row * inner;
+      const std::int64_t last = std::min(inner, first + (end - i));
+      std::array<const C*, K> row_data{};
+      for (std::size_t k = 0; k < K; ++k) {
+        row_data[k] = layouts[k] == OperandLayout::Full ? data[k] + row * inner : data[k];
+      }
+      O* __restrict out_row = out_data + row * inner;
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        for (std::int64_t j = first; j < last; ++j)
+          out_row[j] = convert_element<O>(fn(row_data[I][j]...));
+      }
+      (std::make_index_sequence<K>{});
+      i += last - first;
     }
-    O* __restrict out_row = out_data + row * inner;
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      for (std::int64_t j = 0; j < inner; ++j)
-        out_row[j] = convert_element<O>(fn(row_data[I][j]...));
-    }
-    (std::make_index_sequence<K>{});
-  }
+  });
 }
 
 /// Two operands, one of them a single element: the element is hoisted out of the loop.
@@ -93,13 +105,15 @@ void run_scalar_operand_loop(const Fn& fn,
                              C scalar_value,
                              bool scalar_first,
                              std::int64_t count) {
-  if (scalar_first) {
-    for (std::int64_t i = 0; i < count; ++i)
-      out_data[i] = convert_element<O>(fn(scalar_value, full[i]));
-  } else {
-    for (std::int64_t i = 0; i < count; ++i)
-      out_data[i] = convert_element<O>(fn(full[i], scalar_value));
-  }
+  for_each_chunk(count, [&](std::int64_t begin, std::int64_t end) {
+    if (scalar_first) {
+      for (std::int64_t i = begin; i < end; ++i)
+        out_data[i] = convert_element<O>(fn(scalar_value, full[i]));
+    } else {
+      for (std::int64_t i = begin; i < end; ++i)
+        out_data[i] = convert_element<O>(fn(full[i], scalar_value));
+    }
+  });
 }
 
 template <class O, class C, std::size_t K, class Fn>
@@ -166,10 +180,13 @@ void run_elementwise_loop(const Fn& fn, Tensor& out, const std::array<const Tens
         rows_only && (layouts[k] == OperandLayout::Full || layouts[k] == OperandLayout::Row);
   }
   if (all_full) {
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      for (std::int64_t i = 0; i < count; ++i) out_data[i] = convert_element<O>(fn(data[I][i]...));
-    }
-    (std::make_index_sequence<K>{});
+    for_each_chunk(count, [&](std::int64_t begin, std::int64_t end) {
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        for (std::int64_t i = begin; i < end; ++i)
+          out_data[i] = convert_element<O>(fn(data[I][i]...));
+      }
+      (std::make_index_sequence<K>{});
+    });
     return;
   }
   if (rows_only) {
@@ -187,11 +204,13 @@ void run_elementwise_loop(const Fn& fn, Tensor& out, const std::array<const Tens
       std::array<C, K> scalars{};
       for (std::size_t k = 1; k < K; ++k) scalars[k] = data[k][0];
       const C* __restrict first = data[0];
-      [&]<std::size_t... I>(std::index_sequence<I...>) {
-        for (std::int64_t i = 0; i < count; ++i)
-          out_data[i] = convert_element<O>(fn(first[i], scalars[I + 1]...));
-      }
-      (std::make_index_sequence<K - 1>{});
+      for_each_chunk(count, [&](std::int64_t begin, std::int64_t end) {
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+          for (std::int64_t i = begin; i < end; ++i)
+            out_data[i] = convert_element<O>(fn(first[i], scalars[I + 1]...));
+        }
+        (std::make_index_sequence<K - 1>{});
+      });
       return;
     }
   }

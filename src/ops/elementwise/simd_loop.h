@@ -11,6 +11,8 @@
 // 128-bit code the CPU supports (SSE2, SSE4.1, or AVX2 with FMA). The 256/512-bit entry points
 // would need -mavx at compile time and AVX at run time, so they are not used.
 //
+// Long outputs run in chunks on the OpenMP threads (parallel_chunks.h).
+//
 // Operands that are neither contiguous nor a single element (strided views, row broadcasts) go
 // through the typed loop with the scalar libm functor; the profile still names the node's kernel
 // "simd" because the implementation is chosen per node when the function is compiled.
@@ -23,6 +25,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "tscope/ops/parallel_chunks.h"
 #include "elementwise_def.h"
 
 namespace tscope::ops::detail {
@@ -54,6 +57,7 @@ template <class C, std::size_t K, class Simd>
 bool run_simd_loop(Tensor& out, const std::array<const Tensor*, K>& inputs) {
   using Lanes = SimdLanes<C>;
   constexpr std::int64_t kWidth = Lanes::kWidth;
+  static_assert(kChunkAlignment % kWidth == 0, "chunks must start on a vector boundary");
   const std::int64_t count = out.numel();
   std::array<const C*, K> data{};
   std::array<bool, K> single{};
@@ -67,30 +71,33 @@ bool run_simd_loop(Tensor& out, const std::array<const Tensor*, K>& inputs) {
   auto operand = [&](std::size_t k, std::int64_t i) {
     return single[k] ? Lanes::splat(data[k][0]) : Lanes::load(data[k] + i);
   };
-  std::int64_t i = 0;
-  for (; i + kWidth <= count; i += kWidth) {
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      Lanes::store(out_data + i, Simd::apply(operand(I, i)...));
-    }
-    (std::make_index_sequence<K>{});
-  }
-  if (i < count) {
-    // The tail goes through the same vector code (padded by repeating the last element), so
-    // every element of a tensor gets the same rounding whatever its position.
-    std::array<std::array<C, kWidth>, K> tail{};
-    for (std::size_t k = 0; k < K; ++k) {
-      for (std::int64_t lane = 0; lane < kWidth; ++lane) {
-        const std::int64_t index = std::min(i + lane, count - 1);
-        tail[k][lane] = single[k] ? data[k][0] : data[k][index];
+  // Chunk boundaries are multiples of the vector width, so only the last chunk has a tail.
+  for_each_chunk(count, [&](std::int64_t begin, std::int64_t end) {
+    std::int64_t i = begin;
+    for (; i + kWidth <= end; i += kWidth) {
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        Lanes::store(out_data + i, Simd::apply(operand(I, i)...));
       }
+      (std::make_index_sequence<K>{});
     }
-    std::array<C, kWidth> result{};
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      Lanes::store(result.data(), Simd::apply(Lanes::load(tail[I].data())...));
+    if (i < end) {
+      // The tail goes through the same vector code (padded by repeating the last element), so
+      // every element of a tensor gets the same rounding whatever its position.
+      std::array<std::array<C, kWidth>, K> tail{};
+      for (std::size_t k = 0; k < K; ++k) {
+        for (std::int64_t lane = 0; lane < kWidth; ++lane) {
+          const std::int64_t index = std::min(i + lane, end - 1);
+          tail[k][lane] = single[k] ? data[k][0] : data[k][index];
+        }
+      }
+      std::array<C, kWidth> result{};
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        Lanes::store(result.data(), Simd::apply(Lanes::load(tail[I].data())...));
+      }
+      (std::make_index_sequence<K>{});
+      for (std::int64_t lane = 0; i + lane < end; ++lane) out_data[i + lane] = result[lane];
     }
-    (std::make_index_sequence<K>{});
-    for (std::int64_t lane = 0; i + lane < count; ++lane) out_data[i + lane] = result[lane];
-  }
+  });
   return true;
 }
 

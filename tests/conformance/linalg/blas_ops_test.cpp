@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Dot22, Gemm, Gemv, Ger and BatchedDot: BLAS kernels against the reference loops on odd sizes,
 // batch 1, transposed and strided inputs, float32 and float64; gradients by finite differences.
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <ostream>
 #include <thread>
@@ -11,17 +9,6 @@
 
 namespace tscope {
 namespace {
-// oneDNN's OpenMP threads (the runtime arrives with oneDNN, so it is looked up at run time);
-// 0 restores one per hardware thread.
-void set_openmp_threads_for_test(int threads) {
-  using SetThreads = void (*)(int);
-  auto* set_threads = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-  if (set_threads == nullptr) return;
-  set_threads(threads > 0 ? threads
-                          : static_cast<int>(std::max(1U, std::thread::hardware_concurrency())));
-}
-
-
 enum class Layout { Contiguous, Transposed, Strided };
 
 struct BlasCase {
@@ -115,10 +102,9 @@ TEST_P(BlasOps, BlasKernelMatchesReference) {
                                               tolerance));
   if (c.op.starts_with("Gemm")) {
     // Float32 Gemm runs oneDNN's sgemm on the OpenMP threads: at one thread too.
-    set_openmp_threads_for_test(1);
+    const testing::ScopedOpenMpThreads one_thread(1);
     EXPECT_TRUE(testing::fast_matches_reference(inputs, {graph.build(inputs)}, values, tolerance,
                                                 tolerance));
-    set_openmp_threads_for_test(0);
   }
 }
 
