@@ -132,4 +132,12 @@ Cost reduce_cost(const CostContext& ctx) {
   return Cost{count, count * static_cast<double>(dtype_size(ctx.input_dtypes[0]))};
 }
 
+bool reduces_trailing_rows(const Tensor& x, const std::vector<int>& axes) {
+  if (axes.empty() || !x.is_contiguous() || x.numel() == 0) return false;
+  // Sorted and de-duplicated (reduced_axes): the last axes exactly when they end at rank - 1 and
+  // have no gaps.
+  return axes.back() == x.rank() - 1 &&
+         axes.back() - axes.front() == static_cast<int>(axes.size()) - 1;
+}
+
 }  // namespace tscope::ops::detail

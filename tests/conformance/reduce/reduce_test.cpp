@@ -34,8 +34,19 @@ INSTANTIATE_TEST_SUITE_P(Axes, Reduce,
                                            AxesCase{"first_keep", {3, 4}, {0}, true},
                                            AxesCase{"middle", {2, 3, 4}, {1}, false},
                                            AxesCase{"outer_two", {2, 3, 4}, {0, 2}, true},
-                                           AxesCase{"negative", {2, 3}, {-1}, false}),
+                                           AxesCase{"negative", {2, 3}, {-1}, false},
+                                           // Trailing axes of a contiguous input: per-row sums
+                                           // (global average pooling; rows with a tail of 1).
+                                           AxesCase{"trailing_pool", {2, 5, 7, 7}, {2, 3}, true},
+                                           AxesCase{"trailing_odd", {3, 5, 13}, {1, 2}, false}),
                          [](const auto& info) { return info.param.name; });
+
+TEST(Reduce, TrailingRowSumsInFloat64MatchTheReference) {
+  Variable x = tensor(DType::Float64, {4, 6, 9, 9}, "x");
+  const Tensor value = testing::random_tensor(DType::Float64, {4, 6, 9, 9}, 8, -1e3, 1e3);
+  EXPECT_TRUE(testing::fast_matches_reference(
+      {x}, {sum(x, {2, 3}, true), mean(x, {1, 2, 3}, false), sum(x, {3})}, {value}, 1e-13, 1e-10));
+}
 
 TEST(Reduce, SumOfIntegersAccumulatesInInt64) {
   Variable x = vector(DType::Int8, "x");
