@@ -2,13 +2,18 @@
 // One walk in topological order. A convolution that can run blocked starts a blocked value; pools
 // and elementwise ops whose data inputs all have blocked values continue it; every other client
 // of a value gets it back through FromChannelBlocks, created only where such a client exists.
-// A convolution that fits no block but has a bias add becomes a BlockedConv on plain data
-// (layout "oihw") with the bias fused.
+// A convolution (groups 1) whose channels fit no block runs blocked on zero-padded channels when
+// padding costs at most half again (24 -> 32 on 16-channel blocks): its constant weights and bias
+// get zero rows and columns, so the padded channels hold zeros, and values with padded channels
+// leave the layout through FromChannelBlocks and a slice back to the real channels. Otherwise, a
+// convolution that fits no block but has a bias add becomes a BlockedConv on plain data (layout
+// "oihw") with the bias fused.
 // Blocked and plain broadcasting agree on every axis but the channel axis, so an elementwise op
 // moves only when its data inputs share one static channel count and its other inputs are scalar
 // constants.
 #include "tscope/rewrite/channel_block_rules.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <source_location>
@@ -19,6 +24,7 @@
 #include <vector>
 
 #include "tscope/ops/channel_blocks.h"
+#include "tscope/ops/indexing.h"
 #include "tscope/ops/registry.h"
 #include "tscope/ops/shape.h"
 
@@ -44,6 +50,41 @@ std::optional<double> scalar_constant_value(const Variable& value) {
 
 bool is_float32_image(const Variable& value) {
   return value.dtype() == DType::Float32 && value.rank() == 4;
+}
+
+std::int64_t round_up(std::int64_t count, std::int64_t block) {
+  return (count + block - 1) / block * block;
+}
+
+// `w` (O, C, kh, kw) as (out_channels, channels, kh, kw) with zeros in the added rows and columns.
+Tensor zero_padded_weights(const Tensor& w, std::int64_t out_channels, std::int64_t channels) {
+  const Dims& d = w.shape();
+  Tensor padded = Tensor::zeros(DType::Float32, {out_channels, channels, d[2], d[3]});
+  const Tensor source = w.contiguous();
+  const float* from = source.data<float>();
+  float* to = padded.data<float>();
+  const std::int64_t taps = d[2] * d[3];
+  for (std::int64_t o = 0; o < d[0]; ++o) {
+    for (std::int64_t c = 0; c < d[1]; ++c) {
+      std::copy_n(from + (o * d[1] + c) * taps, taps, to + (o * channels + c) * taps);
+    }
+  }
+  return padded;
+}
+
+Tensor zero_padded_vector(const Tensor& v, std::int64_t length) {
+  Tensor padded = Tensor::zeros(DType::Float32, {length});
+  const Tensor source = v.contiguous();
+  std::copy_n(source.data<float>(), v.numel(), padded.data<float>());
+  return padded;
+}
+
+// Elementwise ops that keep zero-padded channels finite (the padding then meets zero weights in
+// the next convolution: finite * 0 = 0), with finite scalar operands. log, division and the like
+// could turn a padded 0 into inf or NaN, which zero weights would not cancel.
+bool keeps_padding_finite(std::string_view op_name) {
+  return op_name == "Add" || op_name == "Sub" || op_name == "Mul" || op_name == "Maximum" ||
+         op_name == "Minimum" || op_name == "Clip";
 }
 
 // The block: `requested` when given, else the CPU's preferred block. A convolution whose channels
@@ -141,6 +182,42 @@ class ChannelBlocker {
     return bound;
   }
 
+  // The channel count `count` is padded to on this block: itself when it fits, the next multiple
+  // of the block when that adds at most half (24 -> 32 on 16; not 8 -> 16 or 17 -> 32), else none.
+  [[nodiscard]] std::optional<std::int64_t> padded_count(std::int64_t count) const {
+    if (count % block_ == 0) return count;
+    const std::int64_t padded = round_up(count, block_);
+    if (2 * padded > 3 * count) return std::nullopt;
+    return padded;
+  }
+
+  // How a groups-1 convolution that fits no block runs on padded channels: its weights padded
+  // (and its bias, when it has one and it is a constant), or nullopt when it cannot.
+  struct PaddedConv {
+    std::int64_t channels;
+    std::int64_t out_channels;
+    std::string layout;
+  };
+  [[nodiscard]] std::optional<PaddedConv> padded_conv(const ApplyNode& conv, std::int64_t channels,
+                                                      std::int64_t out_channels) const {
+    const Variable& x = conv.input(0);
+    const std::optional<std::int64_t> out = padded_count(out_channels);
+    // Input channels below the block run on plain input (OhwiBo); padded input channels must
+    // come from a blocked value, which ToChannelBlocks cannot pad.
+    std::optional<std::int64_t> in = channels < block_ ? channels : padded_count(channels);
+    if (in && *in != channels && !has_blocked(x)) in.reset();
+    if (!out || !in) return std::nullopt;
+    const std::optional<std::string> layout = blocked_weight_layout(*in, *out, 1, block_);
+    if (!layout) return std::nullopt;
+    if (*out != out_channels) {
+      const ApplyNode* next = only_client(conv.output(0));
+      const std::optional<Variable> bias =
+          next != nullptr ? bias_of(*next, conv.output(0), out_channels) : std::nullopt;
+      if (bias && bias->kind() != VariableKind::Constant) return std::nullopt;
+    }
+    return PaddedConv{*in, *out, *layout};
+  }
+
   void move_conv(ApplyNode& conv) {
     const Variable& x = conv.input(0);
     const Variable& w = conv.input(1);
@@ -151,13 +228,29 @@ class ChannelBlocker {
     const std::int64_t groups = conv.attrs().get_int("groups");
     const std::int64_t out_channels = w.type().dims[0];
     const std::int64_t channels = w.type().dims[1] * groups;
+    const std::int64_t x_channels = x.type().dims[1];
+    if (x_channels != kUnknownDim && x_channels != channels) return;  // the type rule's to report
     std::optional<std::string> layout =
         blocked_weight_layout(channels, out_channels, groups, block_);
-    // A convolution whose channels fit no block stays on plain data but still takes its bias add
-    // (oneDNN's bias argument), which saves a pass over its output. Only that: in oneDNN 2.6 the
-    // plain (gemm:jit) convolution applies eltwise and binary post-ops in a slow generic loop
-    // (MobileNet-v2's 24 -> 144 1x1 with its ReLU6 took 2.6 ms, against 0.25 ms for the
-    // convolution alone), so clamps and residual adds stay separate nodes.
+    // The channel counts the BlockedConv runs with (padded or not) and its weights.
+    std::int64_t run_channels = channels;
+    std::int64_t run_out_channels = out_channels;
+    Variable weights = w;
+    if (!layout && groups == 1) {
+      if (const std::optional<PaddedConv> padded = padded_conv(conv, channels, out_channels)) {
+        layout = padded->layout;
+        run_channels = padded->channels;
+        run_out_channels = padded->out_channels;
+        weights = make_constant(
+            zero_padded_weights(w.constant_value(), run_out_channels, run_channels),
+            w.name() + "_padded", std::source_location::current());
+      }
+    }
+    // A convolution whose channels fit no block (nor padding) stays on plain data but still takes
+    // its bias add (oneDNN's bias argument), which saves a pass over its output. Only that: in
+    // oneDNN 2.6 the plain (gemm:jit) convolution applies eltwise and binary post-ops in a slow
+    // generic loop (MobileNet-v2's 24 -> 144 1x1 with its ReLU6 took 2.6 ms, against 0.25 ms for
+    // the convolution alone), so clamps and residual adds stay separate nodes.
     const bool plain = !layout && groups == 1;
     if (plain) {
       const ApplyNode* next = only_client(conv.output(0));
@@ -166,12 +259,10 @@ class ChannelBlocker {
     }
     if (!layout) return;
     const bool in_blocked = input_runs_blocked(*layout);
-    const std::int64_t x_channels = x.type().dims[1];
-    if (x_channels != kUnknownDim && x_channels != channels) return;  // the type rule's to report
 
     std::vector<Variable> inputs{
         in_blocked ? blocked(x, conv.provenance()) : plain_value(x, conv.provenance()),
-        plain ? w : packed_weights(w, groups, *layout, conv.provenance())};
+        plain ? w : packed_weights(weights, groups, *layout, conv.provenance())};
 
     // Absorb what follows: a bias add, a skip connection's add, then max(., lower) and / or
     // min(., upper).
@@ -179,7 +270,12 @@ class ChannelBlocker {
     ApplyNode* next = only_client(result);
     if (next != nullptr) {
       if (std::optional<Variable> bias = bias_of(*next, result, out_channels)) {
-        inputs.push_back(*bias);
+        inputs.push_back(run_out_channels == out_channels
+                             ? *bias
+                             : make_constant(zero_padded_vector(bias->constant_value(),
+                                                                run_out_channels),
+                                             bias->name() + "_padded",
+                                             std::source_location::current()));
         absorb(*next, result);
         next = only_client(result);
       }
@@ -211,7 +307,7 @@ class ChannelBlocker {
     }
     const auto blocked_conv = ApplyNode::create(
         op_def("BlockedConv"), std::move(inputs),
-        blocked_conv_attrs(conv.attrs(), *layout, channels, out_channels, epilogue),
+        blocked_conv_attrs(conv.attrs(), *layout, run_channels, run_out_channels, epilogue),
         conv.provenance());
     if (plain) {
       fused_.emplace(result.node(), blocked_conv->output(0));
@@ -220,6 +316,7 @@ class ChannelBlocker {
       ++changes_;
     } else {
       record(result, blocked_conv->output(0));
+      if (run_out_channels != out_channels) padded_.emplace(result.node(), out_channels);
     }
   }
 
@@ -232,6 +329,9 @@ class ChannelBlocker {
     const auto blocked_pool = ApplyNode::create(op_def(name), {blocked(x, pool.provenance())},
                                                 std::move(attrs), pool.provenance());
     record(pool.output(0), blocked_pool->output(0));
+    if (const auto found = padded_.find(x.node()); found != padded_.end()) {
+      padded_.emplace(pool.output(0).node(), found->second);
+    }
   }
 
   void move_elementwise(ApplyNode& node) {
@@ -244,6 +344,15 @@ class ChannelBlocker {
       channels = input.type().dims[1];
     }
     if (!channels) return;
+    bool padded = false;
+    for (const Variable& input : node.inputs()) padded = padded || padded_.contains(input.node());
+    if (padded) {
+      if (!keeps_padding_finite(node.op().name)) return;
+      for (const Variable& input : node.inputs()) {
+        const std::optional<double> scalar = scalar_constant_value(input);
+        if (scalar && !std::isfinite(*scalar)) return;
+      }
+    }
     std::vector<Variable> inputs;
     for (const Variable& input : node.inputs()) {
       const std::optional<double> scalar = scalar_constant_value(input);
@@ -255,6 +364,7 @@ class ChannelBlocker {
     const auto moved =
         ApplyNode::create(node.op(), std::move(inputs), node.attrs(), node.provenance());
     record(node.output(0), moved->output(0));
+    if (padded) padded_.emplace(node.output(0).node(), *channels);
   }
 
   [[nodiscard]] bool has_blocked(const Variable& value) const {
@@ -286,8 +396,14 @@ class ChannelBlocker {
     }
     const auto reorder = ApplyNode::create(op_def("FromChannelBlocks"), {found->second},
                                            Attrs{{"block", block_}}, provenance);
-    restored_.emplace(value.node(), reorder->output(0));
-    return reorder->output(0);
+    Variable restored = reorder->output(0);
+    if (const auto padded = padded_.find(value.node()); padded != padded_.end()) {
+      // The real channels: a view of the first ones.
+      const ProvenanceScope scope(provenance, true);
+      restored = subtensor(restored, {slice(), slice(0, padded->second)});
+    }
+    restored_.emplace(value.node(), restored);
+    return restored;
   }
 
   Variable packed_weights(const Variable& w, std::int64_t groups, const std::string& layout,
@@ -335,6 +451,8 @@ class ChannelBlocker {
   std::vector<std::pair<Variable, Variable>> plain_results_;
   std::unordered_map<const VariableNode*, Variable> fused_;     // the same, by result
   std::unordered_map<const VariableNode*, Variable> restored_;  // FromChannelBlocks per value
+  // Blocked values with zero-padded channels: their real channel count, by plain value.
+  std::unordered_map<const VariableNode*, std::int64_t> padded_;
   std::int64_t changes_ = 0;
 };
 }  // namespace

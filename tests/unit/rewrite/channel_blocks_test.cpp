@@ -173,7 +173,8 @@ TEST(ChannelBlocks, PlainClientsReadOneReorderedCopy) {
 TEST(ChannelBlocks, LeavesWhatCannotRunBlocked) {
   Variable x = tensor4(DType::Float32, "x");
   const Variable w_shared = shared(random_tensor(DType::Float32, {8, 8, 3, 3}, 1), "w");
-  const Variable odd_out = conv2d(x, conv_weights(12, 8, 3, 2));          // O % 8 != 0
+  // O % 8 != 0, and padding 9 to 16 channels would add more than half.
+  const Variable odd_out = conv2d(x, conv_weights(9, 8, 3, 2));
   const Variable trainable = conv2d(x, w_shared);                        // weights not constant
   const Variable grouped = conv2d(x, conv_weights(8, 4, 3, 3), {.groups = 2});  // neither
   Function f = compile({x}, {odd_out, trainable, grouped}, true);
@@ -200,14 +201,15 @@ TEST(ChannelBlocks, SixteenChannelBlocksLeaveWhatDoesNotFit) {
   const ConvOptions same{.padding = Padding::symmetric({1, 1})};
   Variable stem = relu(with_bias(conv2d(x, conv_weights(32, 3, 3, 1), same), 32, 2));
   Variable body = relu(with_bias(conv2d(stem, conv_weights(32, 32, 3, 3), same), 32, 4) + stem);
-  Variable narrow = conv2d(body, conv_weights(24, 32, 1, 5));  // O = 24: not a multiple of 16
-  Variable out = max_pool2d(relu(conv2d(narrow, conv_weights(32, 24, 1, 6))), {.kernel = {2, 2}});
+  // O = 20: not a multiple of 16, and padding it to 32 would add more than half.
+  Variable narrow = conv2d(body, conv_weights(20, 32, 1, 5));
+  Variable out = max_pool2d(relu(conv2d(narrow, conv_weights(32, 20, 1, 6))), {.kernel = {2, 2}});
 
   Function blocked = compile({x}, {out}, true, 16);
   Function plain = compile({x}, {out}, false);
   const std::map<std::string, int> counts = op_counts(blocked);
   EXPECT_EQ(counts.at("BlockedConv"), 2);
-  EXPECT_EQ(counts.at("Conv"), 2);  // 32 -> 24 and 24 -> 32
+  EXPECT_EQ(counts.at("Conv"), 2);  // 32 -> 20 and 20 -> 32
   EXPECT_EQ(counts.at("FromChannelBlocks"), 1);
   std::vector<std::string> layouts;
   for (const ApplyNode* node : blocked.graph().toposort()) {
@@ -227,10 +229,11 @@ TEST(ChannelBlocks, PlainConvolutionsFuseTheirBias) {
   Variable x = tensor4(DType::Float32, "x");
   const ConvOptions same{.padding = Padding::symmetric({1, 1})};
   Variable first = relu(with_bias(conv2d(x, conv_weights(16, 16, 3, 1), same), 16, 2));
+  // O = 9 and then C = 9: no block, and padding to 16 would add more than half.
   const int narrow_line = __LINE__ + 1;
-  Variable narrow = with_bias(conv2d(first, conv_weights(12, 16, 1, 3)), 12, 4);  // O = 12
+  Variable narrow = with_bias(conv2d(first, conv_weights(9, 16, 1, 3)), 9, 4);
   Variable clamped = minimum(maximum(narrow, 0.0), 6.0);
-  Variable out = with_bias(conv2d(clamped, conv_weights(16, 12, 1, 5)), 16, 6);  // C = 12
+  Variable out = with_bias(conv2d(clamped, conv_weights(16, 9, 1, 5)), 16, 6);
 
   Function blocked = compile({x}, {out, narrow}, true);
   Function plain = compile({x}, {out, narrow}, false);
@@ -257,8 +260,56 @@ TEST(ChannelBlocks, PlainConvolutionsFuseTheirBias) {
   EXPECT_EQ(blocked.graph().outputs()[1].owner(), fused);
   expect_same_results(blocked, plain, {random_tensor(DType::Float32, {2, 16, 7, 6}, 7)}, 1e-4);
   // Without a bias add there is nothing to fuse: the convolution stays a Conv.
-  Function bare = compile({x}, {conv2d(first, conv_weights(12, 16, 1, 3))}, true);
+  Function bare = compile({x}, {conv2d(first, conv_weights(9, 16, 1, 3))}, true);
   EXPECT_EQ(op_counts(bare).at("Conv"), 1);
+}
+
+// MobileNet-v2's narrow layers on 16-channel blocks: 16 -> 24 (bias), 24 -> 48 (bias, ReLU6) and
+// 48 -> 24 (bias, skip connection) run blocked on 32 channels, the padding zero, with no reorder
+// or elementwise node between them. The 24-channel graph output leaves through one
+// FromChannelBlocks and a slice; log, which could turn a padded zero into -inf, stays plain and
+// reads the same slice.
+TEST(ChannelBlocks, NarrowConvolutionsRunOnZeroPaddedChannels) {
+  Variable x = tensor4(DType::Float32, "x");
+  const ConvOptions same{.padding = Padding::symmetric({1, 1})};
+  Variable first = relu(with_bias(conv2d(x, conv_weights(16, 16, 3, 1), same), 16, 2));
+  const int narrow_line = __LINE__ + 1;
+  Variable narrow = with_bias(conv2d(first, conv_weights(24, 16, 1, 3)), 24, 4);
+  Variable expanded = minimum(maximum(with_bias(conv2d(narrow, conv_weights(48, 24, 1, 5)), 48, 6),
+                                      0.0),
+                              6.0);
+  Variable projected = with_bias(conv2d(expanded, conv_weights(24, 48, 1, 7)), 24, 8) + narrow;
+  Variable logged = log(abs(projected) + 1.0);
+
+  Function blocked = compile({x}, {projected, logged}, true, 16);
+  Function plain = compile({x}, {projected, logged}, false);
+  const std::map<std::string, int> counts = op_counts(blocked);
+  EXPECT_EQ(counts.at("BlockedConv"), 4);
+  EXPECT_FALSE(counts.contains("Conv"));
+  EXPECT_FALSE(counts.contains("Clip"));
+  EXPECT_EQ(counts.at("ToChannelBlocks"), 1);    // the input only
+  EXPECT_EQ(counts.at("FromChannelBlocks"), 1);  // the projection, for both of its readers
+  EXPECT_EQ(counts.at("Subtensor"), 1);
+  EXPECT_EQ(counts.at("Log"), 1);
+  std::vector<std::pair<std::int64_t, std::int64_t>> channels;
+  for (const ApplyNode* node : blocked.graph().toposort()) {
+    if (node->op().name != "BlockedConv") continue;
+    EXPECT_EQ(node->attrs().get_string("layout"), "OIhw16i16o");
+    channels.emplace_back(node->attrs().get_int("channels"), node->attrs().get_int("out_channels"));
+    if (node->attrs().get_int("out_channels") == 32 && node->attrs().get_int("channels") == 16) {
+      EXPECT_EQ(node->provenance().site.line, static_cast<std::uint32_t>(narrow_line));
+    }
+  }
+  EXPECT_EQ(channels, (std::vector<std::pair<std::int64_t, std::int64_t>>{
+                          {16, 16}, {16, 32}, {32, 48}, {48, 32}}));
+  const ApplyNode* slice = blocked.graph().outputs()[0].owner();
+  ASSERT_NE(slice, nullptr);
+  EXPECT_EQ(slice->op().name, "Subtensor");
+  EXPECT_EQ(blocked.graph().outputs()[0].type().dims[1], 24);
+  expect_same_results(blocked, plain, {random_tensor(DType::Float32, {2, 16, 7, 6}, 9)}, 1e-4);
+  // On 8-channel blocks 24 fits: nothing is padded.
+  Function eight = compile({x}, {projected}, true, 8);
+  EXPECT_FALSE(op_counts(eight).contains("Subtensor"));
 }
 
 TEST(ChannelBlocks, TheDefaultBlockIsTheCpusPreferred) {
