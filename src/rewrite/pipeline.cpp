@@ -83,7 +83,7 @@ constexpr Rule kRules[] = {
      [](FunctionGraph& graph, const PipelineSettings&) { return use_blas_products(graph); }},
     {"use_channel_blocks",
      [](FunctionGraph& graph, const PipelineSettings& settings) {
-       return use_channel_blocks(graph, settings.channel_block);
+       return use_channel_blocks(graph, settings.channel_block, settings.winograd);
      }},
     {"fuse_clamps",
      [](FunctionGraph& graph, const PipelineSettings&) { return fuse_clamps(graph); }},

@@ -106,7 +106,9 @@ void FunctionImpl::compile(const std::vector<Variable>& inputs,
   compile_record_.rewrite_ns = 0;
   const std::int64_t rewrite_start_ns = timer.now_ns();
   rewrite::RewriteReport rewrite_report = rewrite::run_default_pipeline(
-      graph_, timer, {.excluded = options_.excluded_rewrites, .channel_block = options_.channel_block});
+      graph_, timer, {.excluded = options_.excluded_rewrites,
+                  .channel_block = options_.channel_block,
+                  .winograd = options_.winograd});
   compile_record_.rewrite_ns = timer.now_ns() - rewrite_start_ns;
   compile_record_.validate_ns = rewrite_report.validate_ns;
   // Plain copies: the profile layer depends on core only and never sees rewrite types.

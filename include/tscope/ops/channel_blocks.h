@@ -35,6 +35,15 @@ inline constexpr std::array<std::int64_t, 2> kChannelBlockSizes{8, 16};
 /// otherwise (on an AVX-512 machine, nChw8c data sends oneDNN to its AVX2 kernels).
 [[nodiscard]] std::int64_t preferred_channel_block();
 
+/// Whether oneDNN has its Winograd F(2x2, 3x3) convolution on this CPU: AVX-512 code on 16-channel
+/// blocks (oneDNN's effective ISA at least avx512_core).
+[[nodiscard]] bool winograd_available();
+
+/// Whether a BlockedConv with `attrs` (as blocked_conv_attrs makes them) and a kh x kw kernel may
+/// run Winograd (BlockedConv's attr "winograd"): blocked input and output on 16-channel blocks
+/// (OIhw16i16o), groups 1, a 3x3 kernel, strides and dilations 1.
+[[nodiscard]] bool suits_winograd(const Attrs& attrs, std::int64_t kernel_h, std::int64_t kernel_w);
+
 /// The packed weight layout (PackConvWeights' and BlockedConv's attr "layout") for a float32 2-D
 /// convolution with `channels` inputs, `out_channels` outputs and `groups` on blocks of `block`
 /// channels (8 or 16; B below), or nullopt when it cannot run blocked. Every layout needs

@@ -19,7 +19,9 @@ namespace tscope::rewrite {
 /// preferred_channel_block()). A convolution whose channels do not fit the block stays on plain
 /// data, as a BlockedConv with layout "oihw" when it has a bias add to absorb. Returns the number
 /// of nodes changed (convolutions, pools and elementwise ops, counting each absorbed bias add or
-/// clamp).
-std::int64_t use_channel_blocks(FunctionGraph& graph, std::int64_t block = 0);
+/// clamp). With `winograd`, a 3x3 stride-1 convolution on blocked input and output gets attr
+/// winograd (oneDNN's Winograd F(2x2, 3x3)) where winograd_available() and the block is 16.
+std::int64_t use_channel_blocks(FunctionGraph& graph, std::int64_t block = 0,
+                                bool winograd = true);
 
 }  // namespace tscope::rewrite

@@ -41,6 +41,8 @@ struct PipelineSettings {
   std::span<const std::string> excluded;
   /// use_channel_blocks' block: 8 or 16, or 0 to let the rule choose.
   std::int64_t channel_block = 0;
+  /// Whether use_channel_blocks may choose Winograd for 3x3 stride-1 convolutions.
+  bool winograd = true;
 };
 
 /// Runs every rule except those `settings` excludes.

@@ -30,13 +30,15 @@ struct Signature {
   detail::WeightLayout layout;
   bool in_blocked;
   detail::ConvEpilogue epilogue;
+  bool winograd;
 };
 
 Signature signature_of(const Attrs& attrs) {
   Signature s{detail::weight_layout_from(attrs.get_string("layout"), kLabel),
               attrs.get_bool("in_blocked"),
               {attrs.get_bool("has_bias"), attrs.get_bool_or("has_residual", false),
-               attrs.get_double("lower"), attrs.get_double("upper")}};
+               attrs.get_double("lower"), attrs.get_double("upper")},
+              attrs.get_bool_or("winograd", false)};
   if (s.in_blocked != detail::reads_blocked_input(s.layout)) {
     throw_error(ErrorKind::InvalidArgument, "{}: in_blocked={} does not match weight layout {}",
                 kLabel, s.in_blocked, attrs.get_string("layout"));
@@ -104,6 +106,12 @@ std::vector<Type> infer_blocked_conv(const InferContext& ctx) {
   }
   const detail::ConvGeometry g =
       geometry_of(ctx.attrs, ctx.input_type(0).dims, ctx.input_type(1).dims);
+  if (s.winograd && !suits_winograd(ctx.attrs, g.window.kernel[0], g.window.kernel[1])) {
+    throw_error(ErrorKind::InvalidArgument,
+                "{}: winograd needs layout OIhw16i16o, groups 1, a 3x3 kernel and strides and "
+                "dilations 1; got layout {} and a {}x{} kernel",
+                kLabel, ctx.attrs.get_string("layout"), g.window.kernel[0], g.window.kernel[1]);
+  }
   if (s.epilogue.has_bias) {
     const Dims& bias = ctx.input_type(2).dims;
     if (bias.rank() != 1 || (bias[0] != kUnknownDim && bias[0] != g.out_channels)) {
@@ -185,7 +193,7 @@ void compute_dnnl(KernelContext& ctx) {
       s.epilogue.has_residual ? ctx.input(ctx.num_inputs - 1).contiguous() : Tensor();
   Tensor& y = ctx.allocate_output(0, DType::Float32, blocked_output(s, g));
   const bool empty = x.numel() == 0 || y.numel() == 0;
-  if (empty || !detail::run_blocked_conv_dnnl(ctx, g, s.layout, s.epilogue, x, w,
+  if (empty || !detail::run_blocked_conv_dnnl(ctx, g, s.layout, s.epilogue, s.winograd, x, w,
                                               s.epilogue.has_bias ? &bias : nullptr,
                                               s.epilogue.has_residual ? &residual : nullptr, y)) {
     compute_reference(ctx);
@@ -204,7 +212,7 @@ Cost blocked_conv_cost(const CostContext& ctx) {
   return Cost{detail::conv_flops(y, w) + epilogue, elements * 4.0};
 }
 
-// "Conv2d{stride=(1,1),pad=(1,1),dilation=(1,1),groups=1,nChw8c,bias,residual,relu}".
+// "Conv2d{stride=(1,1),pad=(1,1),dilation=(1,1),groups=1,nChw16c,winograd,bias,residual,relu}".
 std::string print_blocked_conv(const OpDef&, const Attrs& attrs) {
   std::string name = detail::conv_printed_name("", attrs);
   name.pop_back();
@@ -215,6 +223,7 @@ std::string print_blocked_conv(const OpDef&, const Attrs& attrs) {
     name += attrs.get_bool("in_blocked") ? fmt::format(",nChw{}c", block)
                                          : fmt::format(",nchw>nChw{}c", block);
   }
+  if (attrs.get_bool_or("winograd", false)) name += ",winograd";
   if (attrs.get_bool("has_bias")) name += ",bias";
   if (attrs.get_bool_or("has_residual", false)) name += ",residual";
   const double lower = attrs.get_double("lower");

@@ -299,6 +299,23 @@ std::int64_t preferred_channel_block() {
   return block;
 }
 
+bool winograd_available() { return preferred_channel_block() == 16; }
+
+bool suits_winograd(const Attrs& attrs, std::int64_t kernel_h, std::int64_t kernel_w) {
+  const ops::detail::WeightLayout layout =
+      ops::detail::weight_layout_from(attrs.get_string("layout"), "suits_winograd");
+  if (layout.kind != ops::detail::WeightKind::BlockedInOut || layout.block != 16 ||
+      attrs.get_int("groups") != 1 || kernel_h != 3 || kernel_w != 3) {
+    return false;
+  }
+  const ops::detail::WindowAttrs window = ops::detail::read_window_attrs(attrs, "suits_winograd");
+  if (window.spatial_rank != 2) return false;
+  for (int axis = 0; axis < 2; ++axis) {
+    if (window.stride[axis] != 1 || window.dilation[axis] != 1) return false;
+  }
+  return true;
+}
+
 std::optional<std::string> blocked_weight_layout(std::int64_t channels, std::int64_t out_channels,
                                                  std::int64_t groups, std::int64_t block) {
   using ops::detail::WeightKind;

@@ -102,11 +102,13 @@ std::int64_t choose_block(std::int64_t requested) {
 
 class ChannelBlocker {
  public:
-  ChannelBlocker(FunctionGraph& graph, std::int64_t requested_block)
+  ChannelBlocker(FunctionGraph& graph, std::int64_t requested_block, bool winograd)
       : graph_(graph),
         order_(graph.toposort()),
         clients_(find_clients(order_)),
-        block_(choose_block(requested_block)) {}
+        block_(choose_block(requested_block)),
+        // oneDNN 2.6's Winograd kernel is AVX-512 code on 16-channel blocks.
+        winograd_(winograd && block_ == 16 && winograd_available()) {}
 
   std::int64_t run() {
     for (const Variable& output : graph_.outputs()) graph_outputs_.insert(output.node());
@@ -305,10 +307,14 @@ class ChannelBlocker {
         absorb(*next, result);
       }
     }
-    const auto blocked_conv = ApplyNode::create(
-        op_def("BlockedConv"), std::move(inputs),
-        blocked_conv_attrs(conv.attrs(), *layout, run_channels, run_out_channels, epilogue),
-        conv.provenance());
+    Attrs attrs =
+        blocked_conv_attrs(conv.attrs(), *layout, run_channels, run_out_channels, epilogue);
+    if (winograd_ && suits_winograd(attrs, w.type().dims[2], w.type().dims[3])) {
+      attrs.set("winograd", true);
+    }
+    const auto blocked_conv =
+        ApplyNode::create(op_def("BlockedConv"), std::move(inputs), std::move(attrs),
+                          conv.provenance());
     if (plain) {
       fused_.emplace(result.node(), blocked_conv->output(0));
       plain_results_.emplace_back(result, blocked_conv->output(0));
@@ -443,6 +449,7 @@ class ChannelBlocker {
   std::vector<ApplyNode*> order_;
   Clients clients_;
   std::int64_t block_;
+  bool winograd_;
   std::unordered_set<const VariableNode*> graph_outputs_;
   std::unordered_map<const VariableNode*, Variable> blocked_;
   std::unordered_set<const ApplyNode*> moved_;
@@ -457,8 +464,8 @@ class ChannelBlocker {
 };
 }  // namespace
 
-std::int64_t use_channel_blocks(FunctionGraph& graph, std::int64_t block) {
-  return ChannelBlocker(graph, block).run();
+std::int64_t use_channel_blocks(FunctionGraph& graph, std::int64_t block, bool winograd) {
+  return ChannelBlocker(graph, block, winograd).run();
 }
 
 }  // namespace tscope::rewrite

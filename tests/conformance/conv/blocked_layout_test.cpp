@@ -572,6 +572,43 @@ TEST(ChannelBlockErrors, BlockedConvChecksItsInputsAndAttrs) {
         (void)op1("BlockedConv", {to_blocks(x), packed, b}, block16);
       },
       ErrorKind::InvalidArgument, {"BlockedConv", "block 16"}));
+  // Winograd asks for OIhw16i16o and a 3x3 stride-1 window: not 8-channel blocks.
+  Attrs winograd = attrs;
+  winograd.set("winograd", true);
+  EXPECT_TRUE(throws_naming(
+      [&] {
+        (void)op1("BlockedConv", {to_blocks(x), packed, b}, winograd);
+      },
+      ErrorKind::InvalidArgument, {"BlockedConv", "winograd", "OIhw8i8o", "3x3"}));
+}
+
+// Winograd on a hand-built BlockedConv whose packed weights are not a constant (transformed again
+// on every call) and on one whose weights are (transformed once), against the reference kernel,
+// at 16-channel blocks; where oneDNN has no Winograd the direct convolution runs instead.
+TEST(BlockedConv, WinogradMatchesTheReference) {
+  Variable x = tensor4(DType::Float32, "x");
+  Variable w_input = tensor(DType::Float32, {32, 16, 3, 3}, "w");
+  const Tensor w_value = random_tensor(DType::Float32, {32, 16, 3, 3}, 21, -0.1, 0.1);
+  const ConvOptions same{.padding = Padding::symmetric({1, 1})};
+  Attrs attrs = blocked_conv_attrs(conv2d(x, w_input, same).owner()->attrs(), "OIhw16i16o", 16,
+                                   32, {.has_bias = true, .lower = 0});
+  attrs.set("winograd", true);
+  Variable b = constant(random_tensor(DType::Float32, {32}, 22), "b");
+  for (const Variable& w : {w_input, constant(w_value, "w_const")}) {
+    Variable y = from_blocks(op1("BlockedConv", {to_blocks(x, 16), pack(w, 1, "OIhw16i16o"), b},
+                                 attrs),
+                             16);
+    EXPECT_NE(y.owner()->input(0).owner()->op_string().find("winograd"), std::string::npos);
+    for (std::uint64_t seed : {23, 24}) {
+      std::vector<Variable> inputs{x};
+      std::vector<Tensor> values{random_tensor(DType::Float32, {2, 16, 8, 7}, seed)};
+      if (w.kind() != VariableKind::Constant) {
+        inputs.push_back(w);
+        values.push_back(w_value);
+      }
+      EXPECT_TRUE(testing::fast_matches_reference(inputs, {y}, values, 1e-4, 1e-5));
+    }
+  }
 }
 
 TEST(ChannelBlockErrors, BlockedPoolsReadBlockedFloat32) {

@@ -128,6 +128,48 @@ TEST(ChannelBlocks, SkipConnectionsBecomeConvolutionPostOps) {
   EXPECT_TRUE(testing::fast_matches_reference({x}, {out}, {value}, 1e-4, 1e-5));
 }
 
+// ResNet's 3x3 stride-1 convolutions on 16-channel blocks get attr winograd where oneDNN has
+// Winograd (AVX-512): bias, ReLU, a skip connection (a sum onto the destination there) and a
+// clamp, against the plain graph on several calls, so that the transformed weights kept from the
+// first call serve the later ones. Weights of a trained network's scale (about 1/sqrt(9 C)):
+// Winograd's error grows with the magnitude of the products it sums. With
+// FunctionOptions::winograd off, no node asks for it.
+TEST(ChannelBlocks, ThreeByThreeConvolutionsOnSixteenChannelBlocksMayRunWinograd) {
+  Variable x = tensor4(DType::Float32, "x");
+  const ConvOptions same{.padding = Padding::symmetric({1, 1})};
+  const auto weights = [](std::int64_t out, std::int64_t in, std::uint64_t seed) {
+    return constant(random_tensor(DType::Float32, {out, in, 3, 3}, seed, -0.1, 0.1), "w");
+  };
+  Variable stem = relu(with_bias(conv2d(x, weights(32, 32, 1), same), 32, 2));
+  Variable inner = relu(with_bias(conv2d(stem, weights(32, 32, 3), same), 32, 4));
+  Variable block = relu(with_bias(conv2d(inner, weights(32, 32, 5), same), 32, 6) + stem);
+  Variable out = minimum(maximum(conv2d(block, weights(16, 32, 7), same), -0.5), 0.5);
+  const ConvOptions down{.strides = {2, 2}, .padding = Padding::symmetric({1, 1})};
+  Variable strided = conv2d(block, weights(16, 32, 8), down);  // stride 2: direct
+
+  Function blocked = compile({x}, {out, block, strided}, true, 16);
+  Function plain = compile({x}, {out, block, strided}, false);
+  int winograd_nodes = 0;
+  for (const ApplyNode* node : blocked.graph().toposort()) {
+    if (node->op().name != "BlockedConv" || !node->attrs().get_bool_or("winograd", false)) continue;
+    ++winograd_nodes;
+    EXPECT_NE(node->op_string().find(",nChw16c,winograd,"), std::string::npos) << node->op_string();
+  }
+  EXPECT_EQ(winograd_nodes, winograd_available() ? 4 : 0);
+  for (std::uint64_t seed : {11, 12, 13}) {
+    expect_same_results(blocked, plain, {random_tensor(DType::Float32, {2, 32, 9, 10}, seed)}, 1e-4);
+  }
+
+  FunctionOptions direct_only;
+  direct_only.channel_block = 16;
+  direct_only.winograd = false;
+  Function direct = function({x}, {out, block, strided}, {}, direct_only);
+  for (const ApplyNode* node : direct.graph().toposort()) {
+    EXPECT_FALSE(node->attrs().get_bool_or("winograd", false)) << node->op_string();
+  }
+  expect_same_results(direct, plain, {random_tensor(DType::Float32, {2, 32, 9, 10}, 14)}, 1e-6);
+}
+
 TEST(ChannelBlocks, ReplacementsKeepTheUserCreationSite) {
   Variable x = tensor4(DType::Float32, "x");
   const int conv_line = __LINE__ + 1;

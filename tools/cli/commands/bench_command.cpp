@@ -35,6 +35,7 @@ int run_bench(const BenchSettings& settings) {
   options.name = loaded.model.source;
   options.profile = false;
   options.channel_block = settings.model.channel_block;
+  options.winograd = !settings.model.no_winograd;
   Function inference =
       function(loaded.model.input_variables(), loaded.model.output_variables(), {}, options);
   for (int i = 0; i < settings.warmup; ++i) (void)inference(loaded.inputs);

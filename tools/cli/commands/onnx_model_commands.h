@@ -17,6 +17,7 @@ struct OnnxModelSettings {
   std::vector<std::string> input_data;  ///< NAME=FILE (.pb or .npy)
   int threads = 0;                      ///< 0: the BLAS library's default
   std::int64_t channel_block = 0;       ///< FunctionOptions::channel_block (0: chosen by CPU)
+  bool no_winograd = false;             ///< FunctionOptions::winograd = !no_winograd
   unsigned long long seed = 0;
 };
 
