@@ -16,8 +16,10 @@
 namespace tscope::rewrite {
 
 /// Applies the layout change over `graph` with blocks of `block` channels (8 or 16; 0:
-/// preferred_channel_block()). A convolution whose channels do not fit the block stays on plain
-/// data, as a BlockedConv with layout "oihw" when it has a bias add to absorb. Returns the number
+/// preferred_channel_block()). A groups-1 convolution whose channels do not fit the block runs
+/// blocked on zero-padded channels when padding adds at most half (its constant weights and bias
+/// padded at compile time); otherwise it stays on plain data, as a BlockedConv with layout "oihw"
+/// when it has a bias add to absorb. Returns the number
 /// of nodes changed (convolutions, pools and elementwise ops, counting each absorbed bias add or
 /// clamp). With `winograd`, a 3x3 stride-1 convolution on blocked input and output gets attr
 /// winograd (oneDNN's Winograd F(2x2, 3x3)) where winograd_available() and the block is 16.
