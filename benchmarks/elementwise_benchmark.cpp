@@ -9,6 +9,7 @@
 
 #include <vector>
 
+#include "bench_tensors.h"
 #include "tscope/tscope.h"
 
 namespace {
@@ -22,15 +23,7 @@ void set_openmp_threads(int threads) {
   if (set_threads != nullptr) set_threads(threads);
 }
 
-Tensor filled(std::uint64_t seed) {
-  std::vector<double> values(static_cast<std::size_t>(kImage.product()));
-  std::uint64_t state = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-  for (double& v : values) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    v = (static_cast<double>(state >> 11) / 9007199254740992.0 - 0.5) * 16.0;
-  }
-  return Tensor::from_doubles(DType::Float32, kImage, values);
-}
+Tensor filled(std::uint64_t seed) { return bench::filled_tensor(kImage, seed, 16.0); }
 
 enum class Kind { Clip, Add, Exp };
 

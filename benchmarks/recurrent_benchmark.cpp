@@ -9,6 +9,7 @@
 
 #include <vector>
 
+#include "bench_tensors.h"
 #include "tscope/tscope.h"
 
 namespace {
@@ -20,13 +21,7 @@ constexpr std::int64_t kInput = 64;
 constexpr std::int64_t kHidden = 128;
 
 Tensor filled(const Dims& shape, std::uint64_t seed) {
-  std::vector<double> values(static_cast<std::size_t>(shape.product()));
-  std::uint64_t state = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-  for (double& v : values) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    v = (static_cast<double>(state >> 11) / 9007199254740992.0 - 0.5) * 0.2;
-  }
-  return Tensor::from_doubles(DType::Float32, shape, values);
+  return bench::filled_tensor(shape, seed, 0.2);
 }
 
 Variable gate(const Variable& gates, std::int64_t index) {
