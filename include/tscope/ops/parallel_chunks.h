@@ -44,6 +44,7 @@ void run_parts(int parts, void (*body)(void* data, int index), void* data);
 /// Chunks are disjoint, so a body that writes only its own range of the output is race-free.
 template <class Body>
 void for_each_chunk(std::int64_t count, const Body& body) {
+  // Short loops (most nodes) return before asking the runtime for its thread count.
   const int parts = count < 2 * kMinElementsPerChunk ? 1 : chunk_count(count, parallel_threads());
   if (parts <= 1) {
     body(std::int64_t{0}, count);

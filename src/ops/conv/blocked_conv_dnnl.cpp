@@ -37,6 +37,8 @@ struct BlockedConvState final : KernelState {
   bool unimplemented = false;
   DnnlCall call;
   std::optional<WinogradWeights> winograd;
+  // Whether the node's weights are a constant, so that their transform can be kept.
+  bool constant_weights = false;
 };
 
 // A bound as the float oneDNN takes: infinite or beyond float's range becomes the largest float
@@ -70,15 +72,13 @@ dnnl::post_ops epilogue_post_ops(const ConvEpilogue& epilogue, const dnnl::memor
   return post_ops;
 }
 
-// Winograd F(2x2, 3x3) does 2.25x fewer multiplications than the direct convolution, at the cost
-// of a transform per tile. On an AVX-512 Xeon at one thread (oneDNN 2.6, one run) ResNet-18's 3x3
-// layers took 0.82 ms instead of 1.35 (64 channels at 56x56), 0.73 instead of 1.33 (128 at 28x28),
-// 1.00 instead of 1.30 (256 at 14x14) and 1.27 instead of 1.58 (512 at 7x7).
 struct BuiltCall {
   DnnlCall call;
   std::optional<WinogradWeights> winograd;
 };
 
+// The primitive for these shapes, direct or (when `winograd`) Winograd F(2x2, 3x3): 2.25x fewer
+// multiplications plus a transform per tile (figures in docs/conv.md, "Winograd").
 std::optional<BuiltCall> build_call(const ConvGeometry& g, WeightLayout layout,
                                     const ConvEpilogue& epilogue, bool winograd) {
   const dnnl::memory::desc x_md =
@@ -139,6 +139,8 @@ bool run_blocked_conv_dnnl(KernelContext& ctx, const ConvGeometry& geometry, Wei
   if (state == nullptr || !(state->x_shape == x.shape())) {
     auto fresh = std::make_shared<BlockedConvState>();
     fresh->x_shape = x.shape();
+    fresh->constant_weights =
+        ctx.node != nullptr && ctx.node->input(1).kind() == VariableKind::Constant;
     // Winograd where oneDNN has it for this shape and epilogue (AVX-512), else direct.
     std::optional<BuiltCall> built;
     if (winograd) built = build_call(geometry, layout, epilogue, true);
@@ -156,8 +158,9 @@ bool run_blocked_conv_dnnl(KernelContext& ctx, const ConvGeometry& geometry, Wei
     WinogradWeights& weights = *state->winograd;
     // Constant weights (what use_channel_blocks makes) are transformed once; others, which may
     // change in place, on every call.
-    const bool constant = ctx.node != nullptr && ctx.node->input(1).kind() == VariableKind::Constant;
-    if (!constant || weights.transformed_from != w.raw_data()) transform_weights(weights, w.raw_data());
+    if (!state->constant_weights || weights.transformed_from != w.raw_data()) {
+      transform_weights(weights, w.raw_data());
+    }
     if (residual != nullptr) {
       std::memcpy(y.raw_data(), residual->raw_data(), static_cast<std::size_t>(y.nbytes()));
     }
