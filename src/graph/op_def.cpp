@@ -2,6 +2,7 @@
 #include "tscope/graph/op_def.h"
 
 #include "tscope/graph/op_registry.h"
+#include "tscope/graph/traversal.h"
 
 namespace tscope {
 
@@ -17,6 +18,10 @@ std::string OpDef::printed_name(const Attrs& attrs) const {
     text += key + "=" + attr_value_to_string(value);
   }
   return text + "}";
+}
+
+bool KernelContext::input_is_constant(int index) const {
+  return node != nullptr && views_constant_data(node->input(index));
 }
 
 Tensor& KernelContext::allocate_output(int index, DType dtype, const Dims& shape) const {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tscope/graph/traversal.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 namespace tscope {
@@ -29,6 +30,24 @@ std::vector<ApplyNode*> ancestors_in_topological_order(const std::vector<Variabl
     }
   }
   return order;
+}
+
+bool views_constant_data(const Variable& value) {
+  std::vector<Variable> pending{value};
+  while (!pending.empty()) {
+    const Variable current = pending.back();
+    pending.pop_back();
+    if (current.kind() == VariableKind::Constant) continue;
+    const ApplyNode* producer = current.owner();
+    if (producer == nullptr) return false;
+    const int output = current.node()->output_index;
+    const auto& views = producer->op().aliasing.views;
+    const bool is_view = std::ranges::any_of(
+        views, [output](const std::pair<int, int>& view) { return view.first == output; });
+    if (!is_view) return false;
+    for (const Variable& input : producer->inputs()) pending.push_back(input);
+  }
+  return true;
 }
 
 }  // namespace tscope

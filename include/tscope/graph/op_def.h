@@ -60,6 +60,10 @@ struct KernelContext {
 
   [[nodiscard]] const Tensor& input(int index) const { return *inputs[index]; }
   [[nodiscard]] Tensor& output(int index) const { return *outputs[index]; }
+  /// Whether input `index` is a constant or a view of constants (views_constant_data), so that
+  /// what the kernel derives from it (packed or transformed weights) may be kept across calls.
+  /// False when the kernel runs without a node (constant folding of a node-less call).
+  [[nodiscard]] bool input_is_constant(int index) const;
   /// Makes output `index` a contiguous tensor of `dtype`/`shape`, reusing the buffer it held from
   /// the previous call when nobody else holds it and it is large enough.
   Tensor& allocate_output(int index, DType dtype, const Dims& shape) const;

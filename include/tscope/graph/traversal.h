@@ -11,4 +11,9 @@ namespace tscope {
 /// depth-first post-order, inputs visited in order), so deep chains never overflow the stack.
 [[nodiscard]] std::vector<ApplyNode*> ancestors_in_topological_order(const std::vector<Variable>& outputs);
 
+/// Whether `value` is a constant or a view of constants (Subtensor, DimShuffle, Reshape of a
+/// constant, with every input of each view a constant too): its data never changes while the
+/// function lives, so a kernel may keep what it derives from it (packed weights) across calls.
+[[nodiscard]] bool views_constant_data(const Variable& value);
+
 }  // namespace tscope

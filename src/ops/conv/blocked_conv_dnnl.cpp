@@ -139,8 +139,7 @@ bool run_blocked_conv_dnnl(KernelContext& ctx, const ConvGeometry& geometry, Wei
   if (state == nullptr || !(state->x_shape == x.shape())) {
     auto fresh = std::make_shared<BlockedConvState>();
     fresh->x_shape = x.shape();
-    fresh->constant_weights =
-        ctx.node != nullptr && ctx.node->input(1).kind() == VariableKind::Constant;
+    fresh->constant_weights = ctx.input_is_constant(1);
     // Winograd where oneDNN has it for this shape and epilogue (AVX-512), else direct.
     std::optional<BuiltCall> built;
     if (winograd) built = build_call(geometry, layout, epilogue, true);

@@ -40,8 +40,9 @@ class RecurrentOperands {
     return lengths_.data();
   }
 
-  /// Output `index` of `shape`, zero-filled; written in place when T is the output dtype.
-  T* output(int index, const Dims& shape) {
+  /// Output `index` of `shape`, zero-filled unless the caller writes every element itself
+  /// (`zeroed` false: oneDNN's primitive); written in place when T is the output dtype.
+  T* output(int index, const Dims& shape, bool zeroed = true) {
     const DType dtype = ctx_.input(0).dtype();
     T* data = nullptr;
     if (dtype == kDTypeOf<T>) {
@@ -50,7 +51,7 @@ class RecurrentOperands {
       pending_.emplace_back(index, Tensor::empty(kDTypeOf<T>, shape));
       data = pending_.back().second.template data<T>();
     }
-    std::fill(data, data + shape.product(), T(0));
+    if (zeroed) std::fill(data, data + shape.product(), T(0));
     return data;
   }
 

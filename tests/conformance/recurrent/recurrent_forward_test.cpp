@@ -96,6 +96,71 @@ TEST(RecurrentForward, FastMatchesReferenceOnLargerFloat32Shapes) {
   }
 }
 
+// oneDNN's float32 Lstm packs W, R and the biases into its own layout. It keeps that packing across
+// calls only when they are constants (or views of constants, which is what an ONNX import makes of
+// its initializers): shared weights may be rewritten in place by an update, so they are packed again
+// on every call.
+testing::RecurrentExpected lstm_expected(testing::RecurrentPoint p, const Tensor& x) {
+  p.x = x;
+  return testing::expected_for(CellCase::Lstm, p);
+}
+
+TEST(RecurrentForward, OneDnnLstmKeepsPackedConstantWeightsAcrossCalls) {
+  const Shape shape{"views_of_constants", 4, 3, 5, 6, true, false, false, false, false};
+  const testing::RecurrentPoint p = testing::point_for(CellCase::Lstm, shape, DType::Float32, 7);
+  // ONNX stores W, R and B with a leading direction axis; the import takes slice 0 of each.
+  auto view_of_constant = [](const Tensor& value) {
+    Dims stacked{1};
+    for (std::int64_t d : value.shape()) stacked.push_back(d);
+    return subtensor(constant(value.reshaped(stacked)), {0});
+  };
+  Variable x = tensor3(DType::Float32, "x");
+  const RecurrentResult result = lstm(x, view_of_constant(p.w), view_of_constant(p.r),
+                                      {.bias = view_of_constant(p.bias)});
+  Function f = function({x}, {result.y});
+  for (std::uint64_t seed : {31, 32, 33}) {
+    const Tensor next_x = testing::random_tensor(DType::Float32, p.x.shape(), seed);
+    const std::vector<Tensor> y = f({next_x});
+    EXPECT_TRUE(testing::all_close(y[0].astype(DType::Float64), lstm_expected(p, next_x).y, 2e-5,
+                                   2e-5))
+        << "call with input seed " << seed;
+  }
+}
+
+TEST(RecurrentForward, OneDnnLstmPacksSharedWeightsOnEveryCall) {
+  const Shape shape{"shared", 4, 3, 5, 6, true, false, false, false, false};
+  testing::RecurrentPoint p = testing::point_for(CellCase::Lstm, shape, DType::Float32, 8);
+  Variable x = tensor3(DType::Float32, "x");
+  Variable w = shared(p.w, "w");
+  Variable r = shared(p.r, "r");
+  Variable b = shared(p.bias, "b");
+  const RecurrentResult result = lstm(x, w, r, {.bias = b});
+  // Each call halves R and adds 0.25 to the biases after computing y.
+  Function f = function({x}, {result.y}, {{r, r * 0.5}, {b, b + 0.25}});
+  for (int call = 0; call < 3; ++call) {
+    const std::vector<Tensor> y = f({p.x});
+    EXPECT_TRUE(testing::all_close(y[0].astype(DType::Float64), lstm_expected(p, p.x).y, 2e-5, 2e-5))
+        << "call " << call;
+    p.r = r.get_value().clone();
+    p.bias = b.get_value().clone();
+  }
+  // A shared value holds the caller's tensor: rewriting that tensor in place (weights loaded into
+  // the same buffer) changes W while W, R and the biases keep their addresses.
+  Function g = function({x}, {result.y});
+  Tensor loaded = testing::random_tensor(DType::Float32, p.w.shape(), 9);
+  w.set_value(loaded);
+  p.w = loaded.clone();
+  EXPECT_TRUE(testing::all_close(g({p.x})[0].astype(DType::Float64), lstm_expected(p, p.x).y, 2e-5,
+                                 2e-5))
+      << "after set_value";
+  const Tensor next = testing::random_tensor(DType::Float32, p.w.shape(), 10);
+  std::copy_n(next.data<float>(), next.numel(), loaded.data<float>());
+  p.w = next;
+  EXPECT_TRUE(testing::all_close(g({p.x})[0].astype(DType::Float64), lstm_expected(p, p.x).y, 2e-5,
+                                 2e-5))
+      << "after rewriting the set value in place";
+}
+
 TEST(RecurrentForward, ExtentsKnownOnlyAtCallTime) {
   // One compiled function, called with two sequence lengths and batch sizes.
   for (CellCase cell : testing::all_cells()) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "support/test_util.h"
+#include "tscope/graph/traversal.h"
 
 namespace tscope {
 namespace {
@@ -21,7 +22,7 @@ TEST(Graph, ApplyRecordsCreationSiteAndUserOp) {
   const Provenance& provenance = y.owner()->provenance();
   EXPECT_EQ(provenance.user_op, "Mul");
   EXPECT_NE(provenance.site.file.find("graph_test.cpp"), std::string::npos);
-  EXPECT_EQ(provenance.site.line, 20u);
+  EXPECT_EQ(provenance.site.line, 21u);
 }
 
 TEST(Graph, CompositeBuilderNodesReportTheComposite) {
@@ -50,6 +51,24 @@ TEST(Graph, DeepChainDoesNotOverflowTheStack) {
   for (int i = 0; i < 20000; ++i) y = y + 1.0;
   Function f = function({x}, {y});
   EXPECT_EQ(f({Tensor::scalar(0.0)})[0].at(0), 20000.0);
+}
+
+TEST(Graph, ViewsOfConstantsAreConstantData) {
+  // What a kernel may transform once and keep: constants, and views whose inputs all are.
+  Variable weights = constant(Tensor::zeros(DType::Float32, {1, 4, 3}), "weights");
+  Variable slice = subtensor(weights, {0});
+  EXPECT_TRUE(views_constant_data(weights));
+  EXPECT_TRUE(views_constant_data(slice));
+  EXPECT_TRUE(views_constant_data(dimshuffle(slice, {1, 0})));
+  EXPECT_TRUE(views_constant_data(reshape(slice, {12})));
+  // A computed value, a graph input, a shared value and views of them may change between calls.
+  EXPECT_FALSE(views_constant_data(slice * 2.0));
+  EXPECT_FALSE(views_constant_data(subtensor(tensor3(DType::Float32, "x"), {0})));
+  Variable shared_weights = shared(Tensor::zeros(DType::Float32, {1, 4, 3}), "shared_weights");
+  EXPECT_FALSE(views_constant_data(subtensor(shared_weights, {0})));
+  // A view whose shape comes from a graph input is not constant either.
+  Variable length = scalar(DType::Int64, "length");
+  EXPECT_FALSE(views_constant_data(reshape(slice, stack({length}))));
 }
 
 TEST(Graph, ArityIsChecked) {
