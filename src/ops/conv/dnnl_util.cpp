@@ -42,10 +42,12 @@ void dnnl_bind(DnnlCall& call, int arg, const void* data) {
   call.args.at(arg).set_data_handle(const_cast<void*>(data));
 }
 
-void dnnl_execute(const DnnlCall& call) {
+void dnnl_execute(const DnnlCall& call) { dnnl_execute(call, shared_stream()); }
+
+void dnnl_execute(const DnnlCall& call, dnnl::stream& stream) {
   try {
-    call.primitive.execute(shared_stream(), call.args);
-    shared_stream().wait();
+    call.primitive.execute(stream, call.args);
+    stream.wait();
   } catch (const dnnl::error& error) {
     throw Error(ErrorKind::Internal, fmt::format("oneDNN failed to execute: {}", error.what()));
   }

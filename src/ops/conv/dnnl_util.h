@@ -49,6 +49,10 @@ void dnnl_bind(DnnlCall& call, int arg, const void* data);
 /// Runs `call` on the shared stream and waits.
 void dnnl_execute(const DnnlCall& call);
 
+/// Runs `call` on `stream` and waits: for primitives run concurrently from several threads, each
+/// with a stream of its own.
+void dnnl_execute(const DnnlCall& call, dnnl::stream& stream);
+
 /// True when oneDNN reports that it has no implementation for a descriptor (the caller then runs
 /// its reference kernel); other oneDNN errors become ErrorKind::Internal naming `what`.
 [[nodiscard]] bool is_unimplemented(const dnnl::error& error, std::string_view what);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Lstm's oneDNN path: oneDNN's LSTM primitive, whose packed-weight products beat one BLAS call
-// per step (the weights are packed once per call instead of once per step). ONNX's gate order
-// (i, o, f, c) becomes oneDNN's (i, f, c, o) by moving whole gate blocks; the two bias vectors are
-// summed. Kept in the node's KernelState until the extents change.
+// per step. ONNX's gate order (i, o, f, c) becomes oneDNN's (i, f, c, o) by moving whole gate
+// blocks; the two bias vectors are summed. Weights are packed on every call, or once when they
+// are constants. With several threads and weights that fit a core's cache, the batch rows are
+// split between the threads, one primitive call each. Kept in the node's KernelState until the
+// extents or the thread count change.
 #pragma once
 #include "tscope/graph/op_def.h"
 

@@ -161,6 +161,35 @@ TEST(RecurrentForward, OneDnnLstmPacksSharedWeightsOnEveryCall) {
       << "after rewriting the set value in place";
 }
 
+TEST(RecurrentForward, OneDnnLstmSplitsTheBatchAcrossThreads) {
+  // With several threads the batch rows are split between them (unequal shares when the batch does
+  // not divide, one thread per row when rows are fewer than threads); one compiled function
+  // follows a change of thread count between calls. The last shape's weights are too large to
+  // split (every thread would read all of them), so oneDNN's own threading runs it.
+  for (const Shape& shape : {Shape{"batch7", 5, 7, 6, 9, true, true, true, false, false},
+                             Shape{"batch2_reverse", 4, 2, 3, 5, true, true, false, false, true},
+                             Shape{"batch1", 3, 1, 4, 6, false, false, true, false, false},
+                             Shape{"large_weights", 2, 4, 256, 256, true, true, true, false, false}}) {
+    const testing::RecurrentPoint p = testing::point_for(CellCase::Lstm, shape, DType::Float32, 17);
+    const testing::RecurrentExpected expected = testing::expected_for(CellCase::Lstm, p);
+    const std::vector<Tensor> values = testing::operand_values(p);
+    const std::vector<Variable> inputs = testing::operand_variables(values);
+    const RecurrentResult result = testing::apply_cell(CellCase::Lstm, inputs, p);
+    Function f = function(inputs, {result.y, result.last_h, result.last_c});
+    for (int threads : {2, 3, 1, 2}) {
+      const testing::ScopedOpenMpThreads scoped(threads);
+      const std::vector<Tensor> actual = f(values);
+      const std::string label = std::string(shape.name) + " threads " + std::to_string(threads);
+      EXPECT_TRUE(testing::all_close(actual[0].astype(DType::Float64), expected.y, 1e-4, 1e-5))
+          << label << " y";
+      EXPECT_TRUE(testing::all_close(actual[1].astype(DType::Float64), expected.last_h, 1e-4, 1e-5))
+          << label << " last_h";
+      EXPECT_TRUE(testing::all_close(actual[2].astype(DType::Float64), expected.last_c, 1e-4, 1e-5))
+          << label << " last_c";
+    }
+  }
+}
+
 TEST(RecurrentForward, ExtentsKnownOnlyAtCallTime) {
   // One compiled function, called with two sequence lengths and batch sizes.
   for (CellCase cell : testing::all_cells()) {
