@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <exception>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "../conv/dnnl_util.h"
@@ -227,6 +230,28 @@ void bind_part(LstmDnnlState& s, LstmPart& part, const ForwardArgs<float>& a) {
   dnnl_bind(call, DNNL_ARG_DST_ITER_C, a.last_c + state_offset);
 }
 
+// A thread that finished its part waits for the others by spinning, for at most as long as its
+// own part took. Waiting in the OpenMP barrier instead, a thread sleeps after a short spin
+// (GOMP_SPINCOUNT, set short by the CLI), and on a VM an idle virtual CPU is halted: the next
+// call's region then waits for the host to run it again. When one core ran slower than the other
+// (a part 330 us against 400), the 2-thread LSTM benchmark took 0.45 to 0.7 ms per call that way
+// instead of 0.3; with this wait, alternating runs were slow (above 0.4 ms) 11 times in 30
+// instead of 19. While a part has not started it may be this thread's own next one (a team
+// smaller than the parts), so the thread does not wait then.
+void wait_for_other_parts(const std::atomic<int>& started, const std::atomic<int>& finished,
+                          int parts, std::chrono::steady_clock::duration own_time) {
+  if (started.load(std::memory_order_acquire) < parts) return;
+  const auto deadline = std::chrono::steady_clock::now() + own_time;
+  while (finished.load(std::memory_order_acquire) < parts &&
+         std::chrono::steady_clock::now() < deadline) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    std::this_thread::yield();
+#endif
+  }
+}
+
 // Runs every part, concurrently when there are several; rethrows the first part's error.
 void run_parts_of(LstmDnnlState& s) {
   if (s.thread_parts.size() == 1) {
@@ -236,16 +261,23 @@ void run_parts_of(LstmDnnlState& s) {
   struct Job {
     LstmDnnlState* state;
     std::vector<std::exception_ptr> errors;
+    std::atomic<int> started{0};
+    std::atomic<int> finished{0};
   } job{&s, std::vector<std::exception_ptr>(s.thread_parts.size())};
   run_parts(static_cast<int>(s.thread_parts.size()), [](void* data, int index) {
     auto& j = *static_cast<Job*>(data);
     LstmPart& part = j.state->thread_parts[static_cast<std::size_t>(index)];
+    j.started.fetch_add(1, std::memory_order_acq_rel);
+    const auto start = std::chrono::steady_clock::now();
     // An exception must not leave an OpenMP thread; it is rethrown on the calling thread.
     try {
       dnnl_execute(part.call, part.stream);
     } catch (...) {
       j.errors[static_cast<std::size_t>(index)] = std::current_exception();
     }
+    j.finished.fetch_add(1, std::memory_order_acq_rel);
+    wait_for_other_parts(j.started, j.finished, static_cast<int>(j.state->thread_parts.size()),
+                         std::chrono::steady_clock::now() - start);
   }, &job);
   for (const std::exception_ptr& error : job.errors) {
     if (error) std::rethrow_exception(error);
