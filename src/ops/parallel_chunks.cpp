@@ -2,8 +2,11 @@
 #include "tscope/ops/parallel_chunks.h"
 
 #include <dlfcn.h>
+#include <sched.h>
 
 #include <algorithm>
+
+#include "tscope/ops/cpu_placement.h"
 
 namespace tscope::ops::detail {
 namespace {
@@ -43,15 +46,23 @@ struct Team {
   void (*body)(void*, int);
   void* data;
   int parts;
+  // The CPU the calling thread ran on when it started the team (-1 if unknown).
+  int caller_cpu;
 };
 
 // The team may be smaller than asked for (OMP_THREAD_LIMIT, nested regions), so each thread takes
 // every team-size-th part: all parts run whatever the team size.
+// A worker that finds itself on the caller's CPU moves off it first (cpu_placement.h): left there,
+// it would run its parts only when the caller stops, and would stay there for later teams.
 void run_team_member(void* data) {
   const Team& team = *static_cast<const Team*>(data);
   const OpenMpRuntime& omp = runtime();
   const int size = std::max(omp.num_threads(), 1);
-  for (int index = omp.thread_num(); index < team.parts; index += size) team.body(team.data, index);
+  const int member = omp.thread_num();
+  if (member != 0 && team.caller_cpu >= 0 && sched_getcpu() == team.caller_cpu) {
+    (void)move_thread_off_cpu(team.caller_cpu);
+  }
+  for (int index = member; index < team.parts; index += size) team.body(team.data, index);
 }
 }  // namespace
 
@@ -85,7 +96,7 @@ void run_parts(int parts, void (*body)(void* data, int index), void* data) {
     for (int index = 0; index < parts; ++index) body(data, index);
     return;
   }
-  Team team{body, data, parts};
+  Team team{body, data, parts, sched_getcpu()};
   omp.parallel(run_team_member, &team, static_cast<unsigned>(parts), 0);
 }
 

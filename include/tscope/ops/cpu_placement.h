@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Where a thread runs. The parallel loops (run_parts) split work between the OpenMP threads on
+// the assumption that each runs on its own CPU. When the scheduler puts a worker on the CPU of the
+// thread that started the team, the "parallel" parts run one after the other: on a 2-vCPU VM this
+// happened in half of the 2-thread LSTM runs and lasted for the whole process (0.72 ms a call
+// instead of 0.3; docs/onnx.md, "Speed").
+
+namespace tscope::ops::detail {
+
+/// Moves the calling thread off `cpu`: excludes `cpu` from its affinity for the length of one
+/// system call (the kernel migrates the thread before that call returns), then restores the
+/// affinity it had, so the scheduler stays free to place the thread anywhere later. Returns
+/// whether the thread was moved: false when its affinity allows no other CPU, or does not
+/// include `cpu`, or a system call fails.
+bool move_thread_off_cpu(int cpu);
+
+}  // namespace tscope::ops::detail
