@@ -236,10 +236,11 @@ void bind_part(LstmDnnlState& s, LstmPart& part, const ForwardArgs<float>& a) {
 // part 330 us against 400 when one core ran slower), and a sleeping thread is often woken onto
 // the other thread's CPU: on the 2-vCPU VM of docs/onnx.md's table, the slow processes (0.72 ms
 // a call instead of 0.3) ran the two parts one after the other, mostly with sched_getcpu showing
-// both on one CPU, and the two threads stayed together. With this wait, alternating runs were
-// slow (above 0.4 ms) 11 times in 30 instead of 19. While a part has not started it may be this
-// thread's own next one (a team smaller than the parts), or the other thread may be waiting for
-// this thread's CPU, so the thread does not wait then.
+// both on one CPU, and the two threads stayed together; run_parts now moves such a worker off
+// (cpu_placement.h). With this wait, alternating runs were slow (above 0.4 ms) 11 times in 30
+// instead of 19. While a part has not started it may be this thread's own next one (a team
+// smaller than the parts), or the other thread may be waiting for this thread's CPU, so the
+// thread does not wait then.
 void wait_for_other_parts(const std::atomic<int>& started, const std::atomic<int>& finished,
                           int parts, std::chrono::steady_clock::duration own_time) {
   if (started.load(std::memory_order_acquire) < parts) return;
