@@ -64,7 +64,8 @@ AllocatorStats TrackingAllocator::stats() const noexcept {
 void TrackingAllocator::reset_peak() noexcept { peak_bytes_.store(live_bytes_.load()); }
 
 TrackingAllocator& default_allocator() noexcept {
-  static TrackingAllocator allocator;
+  // Leaked: tensors held by static objects are released during static destruction, in any order.
+  static TrackingAllocator& allocator = *new TrackingAllocator();
   return allocator;
 }
 

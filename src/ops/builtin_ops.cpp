@@ -18,7 +18,9 @@ void register_shape_ops(OpRegistry& registry);
 }  // namespace ops
 
 const OpRegistry& op_registry() {
-  static const OpRegistry registry = [] {
+  // Leaked: nodes point at their OpDef, and profiles are snapshotted at exit, after static
+  // destruction has begun.
+  static const OpRegistry& registry = *new OpRegistry([] {
     OpRegistry built;
     ops::register_conv_ops(built);
     ops::register_elementwise_ops(built);
@@ -30,7 +32,7 @@ const OpRegistry& op_registry() {
     ops::register_reduce_ops(built);
     ops::register_shape_ops(built);
     return built;
-  }();
+  }());
   return registry;
 }
 

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <thread>
 
@@ -51,7 +52,17 @@ void watch_signals(int read_fd) {
   }
 }
 
-void write_at_exit() { GlobalProfiles::instance().write_if_active(); }
+// The exit code a process gets when its profile could not be written at exit: the CLI's code for
+// ErrorKind::Io (docs/error_handling.md), so that a lost profile is not a silent success.
+constexpr int kExitProfileNotWritten = 3;
+
+void write_at_exit() {
+  if (GlobalProfiles::instance().write_if_active()) return;
+  // exit() is already running, so only _Exit can change the status; flush what the program printed
+  // first, since _Exit skips the stdio flush that would follow.
+  std::fflush(nullptr);
+  std::_Exit(kExitProfileNotWritten);
+}
 
 bool profile_ran(const Profile& profile) {
   for (const FunctionRecord& function : profile.functions) {
@@ -158,22 +169,26 @@ void GlobalProfiles::write() {
   calls_at_last_write_ = calls;
 }
 
-void GlobalProfiles::write_if_active() noexcept {
+bool GlobalProfiles::write_if_active() noexcept {
   try {
     {
       std::lock_guard lock(mutex_);
-      if (collectors_.empty()) return;
+      if (collectors_.empty()) return true;
     }
     {
       // Nothing ran since the last write (e.g. a failing call wrote, then the process exits).
       std::lock_guard write_lock(write_mutex_);
-      if (calls_at_last_write_ == g_call_count.load(std::memory_order_relaxed)) return;
+      if (calls_at_last_write_ == g_call_count.load(std::memory_order_relaxed)) return true;
     }
     write();
+    return true;
   } catch (const std::exception& error) {
     const std::string line = fmt::format("tscope: could not write the profile: {}\n", error.what());
     write_all_to_fd(STDERR_FILENO, line);
+  } catch (...) {
+    write_all_to_fd(STDERR_FILENO, "tscope: could not write the profile: unknown exception\n");
   }
+  return false;
 }
 
 }  // namespace tscope::profile

@@ -2,6 +2,7 @@
 #include "tscope/profile/memory_model.h"
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <map>
 #include <numeric>
@@ -12,13 +13,21 @@
 namespace tscope::profile {
 namespace {
 
-std::int64_t dtype_bytes(const std::string& dtype) {
-  static const std::map<std::string, std::int64_t, std::less<>> sizes = {
-      {"bool", 1},    {"int8", 1},     {"uint8", 1},   {"int16", 2},     {"uint16", 2},
-      {"float16", 2}, {"bfloat16", 2}, {"int32", 4},   {"uint32", 4},    {"float32", 4},
-      {"int64", 8},   {"uint64", 8},   {"float64", 8}, {"complex64", 8}, {"complex128", 16}};
-  const auto it = sizes.find(dtype);
-  return it == sizes.end() ? 0 : it->second;
+struct DtypeBytes {
+  std::string_view dtype;
+  std::int64_t bytes;
+};
+// Constant data: the memory section is rendered by the exit-time writer (see tips.cpp).
+constexpr std::array<DtypeBytes, 15> kDtypeBytes = {{
+    {"bool", 1},    {"int8", 1},     {"uint8", 1},   {"int16", 2},     {"uint16", 2},
+    {"float16", 2}, {"bfloat16", 2}, {"int32", 4},   {"uint32", 4},    {"float32", 4},
+    {"int64", 8},   {"uint64", 8},   {"float64", 8}, {"complex64", 8}, {"complex128", 16}}};
+
+std::int64_t dtype_bytes(std::string_view dtype) {
+  for (const DtypeBytes& known : kDtypeBytes) {
+    if (known.dtype == dtype) return known.bytes;
+  }
+  return 0;
 }
 
 }  // namespace

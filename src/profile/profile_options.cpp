@@ -7,6 +7,7 @@
 #include <map>
 
 #include "tscope/core/error.h"
+#include "tscope/profile/atomic_file.h"
 
 namespace tscope::profile {
 namespace {
@@ -47,7 +48,8 @@ int parse_int(std::string_view name, std::string_view value, int minimum) {
 using Setter = std::function<void(ProfileOptions&, std::string_view name, std::string_view value)>;
 
 const std::map<std::string_view, Setter>& setters() {
-  static const std::map<std::string_view, Setter> table = {
+  // Leaked (never destroyed): see process_flags().
+  static const auto& table = *new std::map<std::string_view, Setter>{
       {"profile", [](ProfileOptions& o, auto n, auto v) { o.profile = parse_bool(n, v); }},
       {"profile_memory",
        [](ProfileOptions& o, auto n, auto v) { o.profile_memory = parse_bool(n, v); }},
@@ -88,6 +90,18 @@ std::string valid_names() {
 
 }  // namespace
 
+void check_destination(const ProfileOptions& options) {
+  if (!options.profile || options.destination == "stderr" || options.destination == "stdout") {
+    return;
+  }
+  try {
+    check_output_path(options.destination);
+  } catch (const Error& error) {
+    throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: profiling.destination={}: {}",
+                options.destination, error.message());
+  }
+}
+
 ProfileOptions parse_flags(std::string_view text) {
   ProfileOptions options;
   while (!text.empty()) {
@@ -114,10 +128,14 @@ ProfileOptions parse_flags(std::string_view text) {
 const ProfileOptions& process_flags() {
   // A function-local static: parsed once, thread-safe; a parse error propagates to the first
   // caller and is raised again by the next one.
-  static const ProfileOptions options = [] {
+  // Leaked, since exit and signal paths read it during static destruction.
+  static const ProfileOptions& options = *new ProfileOptions([] {
     const char* text = std::getenv("TSCOPE_FLAGS");  // NOLINT(concurrency-mt-unsafe): read once
-    return parse_flags(text == nullptr ? std::string_view() : std::string_view(text));
-  }();
+    ProfileOptions parsed =
+        parse_flags(text == nullptr ? std::string_view() : std::string_view(text));
+    check_destination(parsed);
+    return parsed;
+  }());
   return options;
 }
 

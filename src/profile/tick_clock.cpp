@@ -73,7 +73,8 @@ TickSource measure() {
 }  // namespace
 
 const TickSource& measured_tick_source() {
-  static const TickSource source = measure();
+  // Leaked: the exit-time writer reads it after static destruction has begun.
+  static const TickSource& source = *new TickSource(measure());
   return source;
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -30,12 +31,16 @@ std::string node_label(const NodeRecord& node) {
   return label;
 }
 
-bool is_transcendental(const std::string& op_kind) {
-  static const std::set<std::string, std::less<>> kinds = {
-      "Exp",  "Exp2", "Expm1", "Log",  "Log2",  "Log10", "Log1p",      "Sin",      "Cos",
-      "Tan",  "Tanh", "Sinh",  "Cosh", "Pow",   "Sqrt",  "Sigmoid",    "Softplus", "Erf",
-      "Erfc", "Atan", "Asin",  "Acos", "Rsqrt", "Cbrt",  "LogSigmoid", "Gelu"};
-  return kinds.count(op_kind) != 0;
+// Constant data, not a container: the tips run from the exit-time writer, after static objects
+// constructed later than its registration are already destroyed.
+constexpr std::array<std::string_view, 26> kTranscendentalOps = {
+    "Exp",  "Exp2", "Expm1", "Log",  "Log2",  "Log10", "Log1p",      "Sin",      "Cos",
+    "Tan",  "Tanh", "Sinh",  "Cosh", "Pow",   "Sqrt",  "Sigmoid",    "Softplus", "Erf",
+    "Erfc", "Atan", "Asin",  "Acos", "Rsqrt", "Cbrt",  "LogSigmoid", "Gelu"};
+
+bool is_transcendental(std::string_view op_kind) {
+  return std::find(kTranscendentalOps.begin(), kTranscendentalOps.end(), op_kind) !=
+         kTranscendentalOps.end();
 }
 
 bool is_dot(const NodeRecord& node) {

@@ -6,6 +6,11 @@
 /// throws. A file destination is replaced atomically (temp file + rename); a path ending in
 /// ".json" receives the JSON export instead of the text.
 ///
+/// Exit: the writer runs from an atexit handler, during static destruction. Everything it reaches
+/// (the registry, the flags, the op registry, the tick source, the tip and dtype tables) is either
+/// constant data or leaked on purpose, never a static object that may already be destroyed;
+/// scripts/check_repository rejects new function-local statics with destructors.
+///
 /// Signals: the handler only writes the signal number into a pipe (async-signal-safe). A
 /// watcher thread, started with the handlers, reads it, writes the profiles from ordinary
 /// thread context (allocating, locking, file I/O are all allowed there), then restores the
@@ -47,8 +52,9 @@ class GlobalProfiles {
   /// Writes the profiles to the destination. Throws Error(Io) when a file cannot be written.
   void write();
   /// write() when anything is registered, swallowing errors into a line on stderr (used from
-  /// exit, signal and failure paths, which must not throw).
-  void write_if_active() noexcept;
+  /// exit, signal and failure paths, which must not throw). Returns false when the profile could
+  /// not be written; the exit handler then ends the process with exit code 3 (ErrorKind::Io).
+  bool write_if_active() noexcept;
 
  private:
   GlobalProfiles() = default;

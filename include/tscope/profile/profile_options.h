@@ -31,7 +31,13 @@ struct ProfileOptions {
 /// '=', or a bad value.
 [[nodiscard]] ProfileOptions parse_flags(std::string_view text);
 
-/// The flags of this process: TSCOPE_FLAGS parsed once, on first use. Throws like parse_flags.
+/// With `profile` on, checks that the destination file can be written (check_output_path), so
+/// that a bad path stops the program when the flags are read, not at exit when the profile is
+/// lost. Throws Error(BadFlag) naming the flag, the path and the problem.
+void check_destination(const ProfileOptions& options);
+
+/// The flags of this process: TSCOPE_FLAGS parsed once, on first use, and the destination
+/// checked (check_destination). Throws like parse_flags and check_destination.
 [[nodiscard]] const ProfileOptions& process_flags();
 
 }  // namespace tscope::profile

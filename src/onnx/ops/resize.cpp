@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "../converter.h"
@@ -193,14 +194,14 @@ Outputs convert_resize_11(NodeContext& ctx) {
   (void)ctx.attribute_float("cubic_coeff_a", -0.75);      // cubic only
   (void)ctx.attribute_float("extrapolation_value", 0.0);  // tf_crop_and_resize only
   if (ctx.attribute_int("exclude_outside", 0) != 0) ctx.unsupported("Resize exclude_outside=1");
-  static const std::vector<std::string> kTransformations{
+  constexpr std::array<std::string_view, 5> kTransformations{
       "half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"};
   if (std::find(kTransformations.begin(), kTransformations.end(), spec.transformation) ==
       kTransformations.end()) {
     ctx.unsupported(fmt::format("Resize coordinate_transformation_mode '{}'", spec.transformation));
   }
-  static const std::vector<std::string> kRoundings{"round_prefer_floor", "round_prefer_ceil",
-                                                   "floor", "ceil"};
+  constexpr std::array<std::string_view, 4> kRoundings{"round_prefer_floor", "round_prefer_ceil",
+                                                       "floor", "ceil"};
   if (std::find(kRoundings.begin(), kRoundings.end(), spec.rounding) == kRoundings.end()) {
     ctx.unsupported(fmt::format("Resize nearest_mode '{}'", spec.rounding));
   }
