@@ -2,6 +2,10 @@
 // BM_Vm_DispatchPerNode: the VM's cost per node on a chain of 1000 scalar-sized elementwise nodes,
 // where kernels do almost nothing, so the figure is dispatch (plus, when on, the profiler's own
 // cost). Reported as ns_per_node; compare the two arguments for the profiler's added cost.
+// BM_Function_CallOverhead: one call of a three-node function on one-element tensors, so the
+// figure is the call's fixed cost (taking an execution frame, binding inputs and shared values,
+// collecting outputs). BM_Function_ConcurrentCalls: calls/s of one small network called from 1
+// and 2 threads at once (one Function object); items_per_second is the sum over threads.
 #include <benchmark/benchmark.h>
 
 #include "tscope/tscope.h"
@@ -46,6 +50,47 @@ BENCHMARK(BM_Vm_DispatchPerNode)
     ->ArgsProduct({{0, 1}, {0, 1}})
     ->ArgNames({"profile", "allow_gc"})
     ->UseRealTime();
+
+void BM_Function_CallOverhead(benchmark::State& state) {
+  using namespace tscope;
+  Variable x = vector(DType::Float32, "x");
+  Variable scale = shared(Tensor::scalar(2.0, DType::Float32), "scale");
+  FunctionOptions options;
+  options.allow_gc = false;
+  Function f = function({x}, {exp(x * scale) + 1.0}, {}, options);
+  const std::vector<Tensor> inputs = {Tensor::zeros(DType::Float32, {1})};
+  for (auto _ : state) {
+    std::vector<Tensor> outputs = f(inputs);
+    benchmark::DoNotOptimize(outputs);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Function_CallOverhead)->UseRealTime();
+
+// One network shared by the benchmark's threads: built once, by the first thread to arrive.
+tscope::Function& small_network() {
+  using namespace tscope;
+  static Function* network = [] {
+    Variable x = matrix(DType::Float32, "x");
+    Variable w1 = shared(Tensor::full(DType::Float32, {64, 64}, 0.01), "w1");
+    Variable w2 = shared(Tensor::full(DType::Float32, {64, 10}, 0.02), "w2");
+    Variable hidden = tanh(dot(x, w1) + 0.5);
+    return new Function(function({x}, {softmax(dot(hidden, w2))}));
+  }();
+  return *network;
+}
+
+void BM_Function_ConcurrentCalls(benchmark::State& state) {
+  using namespace tscope;
+  Function& f = small_network();
+  const std::vector<Tensor> inputs = {Tensor::full(DType::Float32, {16, 64}, 0.5)};
+  for (auto _ : state) {
+    std::vector<Tensor> outputs = f(inputs);
+    benchmark::DoNotOptimize(outputs);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Function_ConcurrentCalls)->Threads(1)->Threads(2)->UseRealTime();
 
 }  // namespace
 

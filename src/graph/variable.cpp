@@ -16,11 +16,18 @@ std::int64_t next_graph_id() noexcept {
 }
 }  // namespace detail
 
+std::mutex& shared_values_mutex() noexcept {
+  // Leaked: functions may run from exit handlers and detached threads during static destruction.
+  static std::mutex& mutex = *new std::mutex();
+  return mutex;
+}
+
 Tensor Variable::get_value() const {
   if (!defined() || node_->kind != VariableKind::Shared) {
     throw_error(ErrorKind::InvalidArgument, "get_value() on '{}', which is not a shared variable",
                 defined() ? to_string() : "<undefined>");
   }
+  std::lock_guard lock(shared_values_mutex());
   return node_->shared->value;
 }
 
@@ -34,6 +41,7 @@ void Variable::set_value(const Tensor& value) const {
                 "shared variable '{}' has type {}; the new value is {} {}", node_->name,
                 node_->type.to_string(), dtype_name(value.dtype()), value.shape().to_string());
   }
+  std::lock_guard lock(shared_values_mutex());
   node_->shared->value = value;
 }
 

@@ -29,14 +29,26 @@ Profile ProfileCollector::snapshot() const {
   profile.title = title_;
   profile.grad_ns = grad_time_ns();
   profile.since_load_ns = ns_since_library_load();
-  std::lock_guard lock(mutex_);
-  for (const Entry& entry : entries_) {
-    if (entry.retired) {
-      profile.functions.push_back(*entry.retired);
-    } else if (auto live = entry.live.lock()) {
-      profile.functions.push_back(live->snapshot());
+  // Live sources are snapshotted outside the lock: a snapshot waits for calls in flight, and the
+  // last reference to a source may be the one held here, whose destructor retires into this
+  // collector and takes the lock itself.
+  std::vector<std::shared_ptr<const ProfileSource>> live_sources;
+  {
+    std::lock_guard lock(mutex_);
+    for (const Entry& entry : entries_) {
+      if (entry.retired) {
+        profile.functions.push_back(*entry.retired);
+        live_sources.emplace_back();
+      } else if (auto live = entry.live.lock()) {
+        profile.functions.emplace_back();
+        live_sources.push_back(std::move(live));
+      }
     }
   }
+  for (std::size_t i = 0; i < live_sources.size(); ++i) {
+    if (live_sources[i]) profile.functions[i] = live_sources[i]->snapshot();
+  }
+  live_sources.clear();
   for (const FunctionRecord& function : profile.functions) {
     if (function.clock.empty()) continue;
     if (profile.clock.find(function.clock) == std::string::npos) {

@@ -4,6 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <limits>
+#include <mutex>
+#include <thread>
+#include <utility>
 
 #include "program.h"
 #include "tscope/ops/linalg.h"
@@ -20,6 +25,8 @@ class FunctionImpl final : public profile::ProfileSource {
       : name_(std::move(name)), options_(std::move(options)) {}
   ~FunctionImpl() override {
     if (options_.collector) options_.collector->retire(this, snapshot());
+    Frame* frame = frames_.load(std::memory_order_acquire);
+    while (frame != nullptr) delete std::exchange(frame, frame->next);
   }
   FunctionImpl(const FunctionImpl&) = delete;
   FunctionImpl& operator=(const FunctionImpl&) = delete;
@@ -30,19 +37,29 @@ class FunctionImpl final : public profile::ProfileSource {
   std::vector<Tensor> call(const std::vector<Tensor>& inputs);
   [[nodiscard]] profile::FunctionRecord snapshot() const override;
   /// Drops the timings so far, as ignore_first_call does after the first call.
-  void reset_timings() {
-    forget_first_call();
-    first_call_pending_ = false;
-  }
+  void reset_timings();
 
   std::string name_;
   FunctionOptions options_;
   FunctionGraph graph_;
 
  private:
-  void bind_inputs(const std::vector<Tensor>& inputs);
-  std::vector<Tensor> run_call(const std::vector<Tensor>& inputs);
-  void forget_first_call();
+  using Frame = runtime::Frame;
+  /// A frame no other call is using (the calling thread's usual one when free), made when all
+  /// are busy. The caller owns it until release_frame.
+  Frame& acquire_frame();
+  static void release_frame(Frame& frame) noexcept {
+    frame.in_use.store(false, std::memory_order_release);
+  }
+  /// Waits until `frame` is free and takes it (snapshots and resets).
+  static void take_frame(Frame& frame) noexcept;
+  /// Runs `visit` on every frame, each taken in turn.
+  template <typename Visit>
+  void for_each_frame(Visit&& visit) const;
+
+  void bind_inputs(Frame& frame, const std::vector<Tensor>& inputs);
+  std::vector<Tensor> run_call(Frame& frame, const std::vector<Tensor>& inputs);
+  void forget_timings(Frame& frame);
   [[nodiscard]] std::vector<BlasCopyStats> blas_copies_now() const;
   Clock& clock() const { return options_.clock != nullptr ? *options_.clock : steady_clock(); }
   // Node timings read the TSC only when no clock was injected and the measurement chose it.
@@ -58,18 +75,16 @@ class FunctionImpl final : public profile::ProfileSource {
   std::vector<int> output_slots_;
   std::vector<int> input_slots_;
   std::vector<std::pair<std::shared_ptr<SharedStorage>, int>> update_slots_;
-  // Profiling state: sized at link time, written by the VM.
-  std::vector<runtime::NodeCounters> counters_;
-  std::vector<runtime::NodeSignatures> signatures_;
-  // BLAS input copies per node counted before the timed calls (blas_copy_stats_for_node()).
+  // Every frame made so far, newest first; a lock-free list that only grows, so a call finds a
+  // free frame with one exchange and no lock. The first frame is made at compile time.
+  std::atomic<Frame*> frames_{nullptr};
+  // Held for the whole call by functions with updates (see call()).
+  std::mutex update_calls_mutex_;
+  // BLAS input copies per node counted before the timed calls (blas_copy_stats_for_node()); the
+  // counts are per node, not per frame, so a reset by one frame's warm-up restarts them for all.
+  mutable std::mutex copies_mutex_;
   std::vector<BlasCopyStats> copies_before_;
   std::vector<std::int64_t> kept_slots_;
-  std::int64_t input_bytes_ = 0;
-  bool first_call_pending_ = true;
-  std::int64_t call_count_ = 0;
-  std::int64_t call_ns_ = 0;
-  std::int64_t vm_ns_ = 0;
-  std::int64_t measured_peak_bytes_ = 0;
   profile::CompileRecord compile_record_;
 };
 
@@ -132,20 +147,68 @@ void FunctionImpl::compile(const std::vector<Variable>& inputs,
       update_slots_.emplace_back(updates[i - output_count_].shared.node()->shared, slot);
     }
   }
-  counters_.assign(program_.instruction_count(), runtime::NodeCounters{});
-  signatures_.assign(program_.instruction_count(), runtime::NodeSignatures{});
+  frames_.store(program_.make_frame(options_.profile).release(), std::memory_order_release);
   copies_before_ = blas_copies_now();
   for (const Variable& kept : graph_.outputs()) kept_slots_.push_back(program_.slot_of(kept));
   compile_record_.total_ns = timer.now_ns() - start_ns;
 }
 
-void FunctionImpl::bind_inputs(const std::vector<Tensor>& inputs) {
+FunctionImpl::Frame& FunctionImpl::acquire_frame() {
+  for (Frame* frame = frames_.load(std::memory_order_acquire); frame != nullptr;
+       frame = frame->next) {
+    // The load first: a busy frame costs a read, not a cache-line steal.
+    if (!frame->in_use.load(std::memory_order_relaxed) &&
+        !frame->in_use.exchange(true, std::memory_order_acquire)) {
+      return *frame;
+    }
+  }
+  // Every frame is in use by another thread: a new one, owned by this call from the start.
+  Frame* fresh = program_.make_frame(options_.profile).release();
+  fresh->in_use.store(true, std::memory_order_relaxed);
+  Frame* head = frames_.load(std::memory_order_relaxed);
+  do {
+    fresh->next = head;
+  } while (!frames_.compare_exchange_weak(head, fresh, std::memory_order_release,
+                                          std::memory_order_relaxed));
+  return *fresh;
+}
+
+void FunctionImpl::take_frame(Frame& frame) noexcept {
+  while (frame.in_use.load(std::memory_order_relaxed) ||
+         frame.in_use.exchange(true, std::memory_order_acquire)) {
+    std::this_thread::yield();
+  }
+}
+
+template <typename Visit>
+void FunctionImpl::for_each_frame(Visit&& visit) const {
+  for (Frame* frame = frames_.load(std::memory_order_acquire); frame != nullptr;
+       frame = frame->next) {
+    take_frame(*frame);
+    try {
+      visit(*frame);
+    } catch (...) {
+      release_frame(*frame);
+      throw;
+    }
+    release_frame(*frame);
+  }
+}
+
+void FunctionImpl::reset_timings() {
+  for_each_frame([this](Frame& frame) {
+    forget_timings(frame);
+    frame.totals.first_call_pending = false;
+  });
+}
+
+void FunctionImpl::bind_inputs(Frame& frame, const std::vector<Tensor>& inputs) {
   const auto& graph_inputs = graph_.inputs();
   if (inputs.size() != graph_inputs.size()) {
     throw_error(ErrorKind::InvalidArgument, "function '{}' takes {} inputs, {} given", name_,
                 graph_inputs.size(), inputs.size());
   }
-  std::vector<Tensor>& slots = program_.slots();
+  std::vector<Tensor>& slots = frame.slots;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const Type& type = graph_inputs[i].type();
     const Tensor& value = inputs[i];
@@ -161,6 +224,9 @@ void FunctionImpl::bind_inputs(const std::vector<Tensor>& inputs) {
     }
     slots[static_cast<std::size_t>(input_slots_[i])] = value;
   }
+  if (program_.shared_slots().empty()) return;
+  // One consistent set of values, not half before and half after another call's updates.
+  std::lock_guard lock(shared_values_mutex());
   for (const auto& [slot, shared] : program_.shared_slots()) {
     slots[static_cast<std::size_t>(slot)] = shared.node()->shared->value;
     if (!slots[static_cast<std::size_t>(slot)].defined()) {
@@ -170,14 +236,30 @@ void FunctionImpl::bind_inputs(const std::vector<Tensor>& inputs) {
 }
 
 std::vector<Tensor> FunctionImpl::call(const std::vector<Tensor>& inputs) {
-  if (!options_.profile) return run_call(inputs);
+  // A function with updates runs one call at a time: each call must start from the values the
+  // previous one left, or concurrent training steps would silently drop each other's updates.
+  std::unique_lock<std::mutex> one_at_a_time;
+  if (!update_slots_.empty()) one_at_a_time = std::unique_lock(update_calls_mutex_);
+  Frame& frame = acquire_frame();
+  if (!options_.profile) {
+    try {
+      std::vector<Tensor> results = run_call(frame, inputs);
+      release_frame(frame);
+      return results;
+    } catch (...) {
+      release_frame(frame);
+      throw;
+    }
+  }
   try {
-    std::vector<Tensor> results = run_call(inputs);
+    std::vector<Tensor> results = run_call(frame, inputs);
+    if (options_.ignore_first_call && frame.totals.first_call_pending) forget_timings(frame);
+    frame.totals.first_call_pending = false;
+    release_frame(frame);
     profile::GlobalProfiles::note_call();
-    if (options_.ignore_first_call && first_call_pending_) forget_first_call();
-    first_call_pending_ = false;
     return results;
   } catch (...) {
+    release_frame(frame);
     // A failing call may end the process without running exit handlers: write what was collected.
     profile::GlobalProfiles::note_call();
     profile::GlobalProfiles::instance().write_if_active();
@@ -185,24 +267,25 @@ std::vector<Tensor> FunctionImpl::call(const std::vector<Tensor>& inputs) {
   }
 }
 
-void FunctionImpl::forget_first_call() {
+void FunctionImpl::forget_timings(Frame& frame) {
   // Signatures (and their call counts) and compile figures stay: they describe the graph, not the
   // warm-up's timing; the signatures' times and timed calls restart with the node counters.
-  for (runtime::NodeCounters& counter : counters_) {
+  for (runtime::NodeCounters& counter : frame.counters) {
     counter.call_count = 0;
     counter.total_ticks = 0;
     counter.min_ticks = std::numeric_limits<std::int64_t>::max();
     counter.max_ticks = 0;
   }
-  for (runtime::NodeSignatures& known : signatures_) {
+  for (runtime::NodeSignatures& known : frame.signatures) {
     std::fill(known.ticks.begin(), known.ticks.end(), 0);
     std::fill(known.timed_calls.begin(), known.timed_calls.end(), 0);
     known.run_start_ticks = 0;
     known.run_start_calls = 0;
   }
-  call_count_ = 0;
-  call_ns_ = 0;
-  vm_ns_ = 0;
+  frame.totals.call_count = 0;
+  frame.totals.call_ns = 0;
+  frame.totals.vm_ns = 0;
+  std::lock_guard lock(copies_mutex_);
   copies_before_ = blas_copies_now();
 }
 
@@ -215,7 +298,7 @@ std::vector<BlasCopyStats> FunctionImpl::blas_copies_now() const {
   return copies;
 }
 
-std::vector<Tensor> FunctionImpl::run_call(const std::vector<Tensor>& inputs) {
+std::vector<Tensor> FunctionImpl::run_call(Frame& frame, const std::vector<Tensor>& inputs) {
   const bool profiling = options_.profile;
   Clock& timer = clock();
   const std::int64_t call_start_ns = profiling ? timer.now_ns() : 0;
@@ -225,59 +308,140 @@ std::vector<Tensor> FunctionImpl::run_call(const std::vector<Tensor>& inputs) {
     live_at_start = allocator.stats().live_bytes;
     allocator.reset_peak();
   }
-  bind_inputs(inputs);
-  std::vector<Tensor>& slots = program_.slots();
-  if (profiling) {
-    input_bytes_ = 0;
-    for (int slot : input_slots_) input_bytes_ += slots[static_cast<std::size_t>(slot)].nbytes();
-    for (const auto& [slot, shared] : program_.shared_slots()) {
-      input_bytes_ += slots[static_cast<std::size_t>(slot)].nbytes();
-    }
-    for (int slot : program_.constant_slots()) {
-      input_bytes_ += slots[static_cast<std::size_t>(slot)].nbytes();
-    }
-    const runtime::ProfileSink sink{counters_.data(), signatures_.data(), &timer};
-    const std::int64_t vm_start_ns = timer.now_ns();
-    if (use_tsc()) {
-      program_.run<true, true>(sink);
+  std::vector<Tensor>& slots = frame.slots;
+  // Graph inputs and shared values are the caller's: never keep them alive between calls, also
+  // when the call fails.
+  auto release_caller_values = [&] {
+    for (int slot : input_slots_) slots[static_cast<std::size_t>(slot)] = Tensor();
+    for (const auto& [slot, shared] : program_.shared_slots())
+      slots[static_cast<std::size_t>(slot)] = Tensor();
+  };
+  try {
+    bind_inputs(frame, inputs);
+    if (profiling) {
+      runtime::FrameTotals& totals = frame.totals;
+      totals.input_bytes = 0;
+      for (int slot : input_slots_)
+        totals.input_bytes += slots[static_cast<std::size_t>(slot)].nbytes();
+      for (const auto& [slot, shared] : program_.shared_slots()) {
+        totals.input_bytes += slots[static_cast<std::size_t>(slot)].nbytes();
+      }
+      for (int slot : program_.constant_slots()) {
+        totals.input_bytes += slots[static_cast<std::size_t>(slot)].nbytes();
+      }
+      const runtime::ProfileSink sink{frame.counters.data(), frame.signatures.data(), &timer};
+      const std::int64_t vm_start_ns = timer.now_ns();
+      if (use_tsc()) {
+        program_.run<true, true>(frame, sink);
+      } else {
+        program_.run<true, false>(frame, sink);
+      }
+      totals.vm_ns += timer.now_ns() - vm_start_ns;
     } else {
-      program_.run<true, false>(sink);
+      program_.run<false>(frame, {});
     }
-    vm_ns_ += timer.now_ns() - vm_start_ns;
-  } else {
-    program_.run<false>({});
+  } catch (...) {
+    release_caller_values();
+    throw;
   }
   std::vector<Tensor> results;
   results.reserve(output_count_);
   for (int slot : output_slots_) results.push_back(slots[static_cast<std::size_t>(slot)]);
-  for (auto& [storage, slot] : update_slots_)
-    storage->value = slots[static_cast<std::size_t>(slot)];
-  // Graph inputs and shared values are the caller's; never keep them alive between calls.
-  for (int slot : input_slots_) slots[static_cast<std::size_t>(slot)] = Tensor();
-  for (const auto& [slot, shared] : program_.shared_slots())
-    slots[static_cast<std::size_t>(slot)] = Tensor();
+  if (!update_slots_.empty()) {
+    // All of one call's updates at once, in the order the calls finish.
+    std::lock_guard lock(shared_values_mutex());
+    for (auto& [storage, slot] : update_slots_)
+      storage->value = slots[static_cast<std::size_t>(slot)];
+  }
+  release_caller_values();
   if (options_.allow_gc) {
     for (int slot : program_.slots_held_after_run()) slots[static_cast<std::size_t>(slot)] = Tensor();
   }
   if (profiling) {
-    ++call_count_;
-    call_ns_ += timer.now_ns() - call_start_ns;
-    measured_peak_bytes_ =
-        std::max(measured_peak_bytes_, allocator.stats().peak_bytes - live_at_start);
+    runtime::FrameTotals& totals = frame.totals;
+    ++totals.call_count;
+    totals.call_ns += timer.now_ns() - call_start_ns;
+    totals.measured_peak_bytes =
+        std::max(totals.measured_peak_bytes, allocator.stats().peak_bytes - live_at_start);
   }
   return results;
 }
 
+namespace {
+
+/// One node's counters summed over every frame, with its signatures merged by hash.
+struct MergedNode {
+  std::int64_t call_count = 0;
+  std::int64_t total_ticks = 0;
+  std::int64_t min_ticks = std::numeric_limits<std::int64_t>::max();
+  std::int64_t max_ticks = 0;
+  std::vector<std::uint64_t> hashes;
+  std::vector<profile::SignatureRecord> signatures;  ///< call and timed-call counts summed
+  std::vector<std::int64_t> signature_ticks;
+  /// The signature of the last call of the frame that ran this node most.
+  std::int64_t current = -1;
+  std::int64_t current_frame_calls = -1;
+};
+
+// Adds one frame's counters of one node, closing its open signature run as the frame would.
+void merge_node(const runtime::NodeCounters& counter,
+                const runtime::NodeSignatures& known,
+                MergedNode& merged) {
+  merged.call_count += counter.call_count;
+  merged.total_ticks += counter.total_ticks;
+  merged.min_ticks = std::min(merged.min_ticks, counter.min_ticks);
+  merged.max_ticks = std::max(merged.max_ticks, counter.max_ticks);
+  for (std::size_t k = 0; k < known.records.size(); ++k) {
+    profile::SignatureRecord record = known.records[k];
+    record.timed_call_count = known.timed_calls[k];
+    std::int64_t ticks = known.ticks[k];
+    if (static_cast<std::int64_t>(k) == counter.signature_index) {
+      // The current signature's run is still open: its share is what the counters added since.
+      record.call_count += counter.signature_run;
+      ticks += counter.total_ticks - known.run_start_ticks;
+      record.timed_call_count += counter.call_count - known.run_start_calls;
+    }
+    const auto found = std::find(merged.hashes.begin(), merged.hashes.end(), known.hashes[k]);
+    std::size_t at = static_cast<std::size_t>(found - merged.hashes.begin());
+    if (found == merged.hashes.end()) {
+      merged.hashes.push_back(known.hashes[k]);
+      merged.signatures.push_back(std::move(record));
+      merged.signature_ticks.push_back(ticks);
+    } else {
+      merged.signatures[at].call_count += record.call_count;
+      merged.signatures[at].timed_call_count += record.timed_call_count;
+      merged.signature_ticks[at] += ticks;
+    }
+    if (static_cast<std::int64_t>(k) == counter.signature_index &&
+        counter.call_count > merged.current_frame_calls) {
+      merged.current = static_cast<std::int64_t>(at);
+      merged.current_frame_calls = counter.call_count;
+    }
+  }
+}
+
+}  // namespace
+
 profile::FunctionRecord FunctionImpl::snapshot() const {
   profile::FunctionRecord record;
   record.name = name_;
-  record.call_count = call_count_;
-  record.call_ns = call_ns_;
-  record.vm_ns = vm_ns_;
   record.compile = compile_record_;
-  record.measured_peak_bytes = measured_peak_bytes_;
-  record.input_bytes = input_bytes_;
   record.allow_gc = options_.allow_gc;
+  // Each frame is taken in turn, so a call in flight on another thread finishes first and the
+  // counters read are whole calls.
+  std::vector<MergedNode> merged(program_.instruction_count());
+  for_each_frame([&](const Frame& frame) {
+    const runtime::FrameTotals& totals = frame.totals;
+    record.call_count += totals.call_count;
+    record.call_ns += totals.call_ns;
+    record.vm_ns += totals.vm_ns;
+    record.measured_peak_bytes = std::max(record.measured_peak_bytes, totals.measured_peak_bytes);
+    record.input_bytes = std::max(record.input_bytes, totals.input_bytes);
+    if (frame.counters.empty()) return;  // not profiling
+    for (std::size_t index = 0; index < merged.size(); ++index) {
+      merge_node(frame.counters[index], frame.signatures[index], merged[index]);
+    }
+  });
   if (options_.clock != nullptr) {
     record.clock = "injected";  // tests: deterministic, no measured figures
   } else {
@@ -297,7 +461,7 @@ profile::FunctionRecord FunctionImpl::snapshot() const {
   for (std::size_t index = 0; index < program_.instruction_count(); ++index) {
     const ApplyNode* node = program_.node(index);
     const OpDef& op = node->op();
-    const runtime::NodeCounters& counter = counters_[index];
+    const MergedNode& counter = merged[index];
     profile::NodeRecord out;
     out.topo_index = static_cast<std::int64_t>(index);
     out.apply_name = node->to_string();
@@ -312,29 +476,23 @@ profile::FunctionRecord FunctionImpl::snapshot() const {
     out.min_ns = counter.call_count > 0 ? to_ns(counter.min_ticks) : 0;
     out.max_ns = to_ns(counter.max_ticks);
     const BlasCopyStats copies = blas_copy_stats_for_node(node->id());
-    out.copied_input_count = copies.copies - copies_before_[index].copies;
-    out.copied_input_bytes = copies.bytes - copies_before_[index].bytes;
+    {
+      std::lock_guard lock(copies_mutex_);
+      out.copied_input_count = copies.copies - copies_before_[index].copies;
+      out.copied_input_bytes = copies.bytes - copies_before_[index].bytes;
+    }
     out.source_site = node->provenance().site.short_string();
     out.user_op = node->provenance().user_op;
     for (int slot : program_.input_slots(index)) out.input_ids.push_back(slot);
     for (int slot : program_.output_slots(index)) out.output_ids.push_back(slot);
-    const runtime::NodeSignatures& known = signatures_[index];
-    out.signatures = known.records;
-    std::vector<std::int64_t> signature_ticks = known.ticks;
-    for (std::size_t k = 0; k < out.signatures.size(); ++k) {
-      out.signatures[k].timed_call_count = known.timed_calls[k];
-    }
-    if (counter.signature_index >= 0) {
-      const auto last = static_cast<std::size_t>(counter.signature_index);
-      out.signatures[last].call_count += counter.signature_run;
-      // The current signature's run is still open: its share is what the counters added since.
-      signature_ticks[last] += counter.total_ticks - known.run_start_ticks;
-      out.signatures[last].timed_call_count += counter.call_count - known.run_start_calls;
+    out.signatures = counter.signatures;
+    if (counter.current >= 0) {
+      const auto last = static_cast<std::size_t>(counter.current);
       out.inputs = out.signatures[last].inputs;
       out.outputs = out.signatures[last].outputs;
     }
     for (std::size_t k = 0; k < out.signatures.size(); ++k) {
-      out.signatures[k].total_ns = to_ns(signature_ticks[k]);
+      out.signatures[k].total_ns = to_ns(counter.signature_ticks[k]);
     }
     for (int i = 0; i < node->num_outputs(); ++i) {
       std::int64_t aliased_input = -1;

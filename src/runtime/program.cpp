@@ -24,7 +24,6 @@ Program Program::link(const FunctionGraph& graph,
   const std::int64_t link_start_ns = clock.now_ns();
   Program program;
   program.allow_gc_ = options.allow_gc;
-  if (options.allow_gc) program.pool_ = std::make_unique<BufferPool>();
   const std::vector<ApplyNode*> order = graph.toposort();
 
   auto assign_slot = [&](const Variable& variable) {
@@ -43,25 +42,21 @@ Program Program::link(const FunctionGraph& graph,
       program.shared_slots_.emplace_back(slot, leaf);
     }
   }
-  std::size_t pointer_count = 0;
   for (ApplyNode* node : order) {
     for (int i = 0; i < node->num_outputs(); ++i) {
       program.intermediate_slots_.push_back(assign_slot(node->output(i)).first);
     }
-    pointer_count += static_cast<std::size_t>(node->num_inputs() + node->num_outputs());
   }
-  program.slots_.resize(program.slot_index_.size());
+  program.slot_count_ = program.slot_index_.size();
   for (const auto& [slot, constant] : constants) {
-    program.slots_[static_cast<std::size_t>(slot)] = constant.constant_value();
     program.constant_slots_.push_back(slot);
+    program.constant_values_.push_back(constant.constant_value());
   }
-  program.input_pointers_.reserve(pointer_count);
-  program.output_pointers_.reserve(pointer_count);
 
   // Last reader of each intermediate slot (for allow_gc).
   std::unordered_set<int> kept;
   for (const Variable& value : kept_values) kept.insert(program.slot_of(value));
-  std::vector<int> last_use(program.slots_.size(), -1);
+  std::vector<int> last_use(program.slot_count_, -1);
 
   std::vector<std::pair<std::int64_t, std::string>> prepare_times;
   for (std::size_t index = 0; index < order.size(); ++index) {
@@ -73,33 +68,20 @@ Program Program::link(const FunctionGraph& graph,
         (op.fast.accepts == nullptr || op.fast.accepts(node->inputs(), node->attrs()))) {
       impl = &op.fast;
     }
-    Instruction instruction;
-    instruction.kernel = impl->fn;
-    KernelContext& context = instruction.context;
-    context.node = node;
-    context.attrs = &node->attrs();
-    context.num_inputs = node->num_inputs();
-    context.num_outputs = node->num_outputs();
-    context.allocator = &default_allocator();
-    context.pool = program.pool_.get();
-    context.inputs = program.input_pointers_.data() + program.input_pointers_.size();
     std::vector<int> inputs;
     for (const Variable& input : node->inputs()) {
       const int slot = program.slot_of(input);
       inputs.push_back(slot);
-      program.input_pointers_.push_back(&program.slots_[static_cast<std::size_t>(slot)]);
       last_use[static_cast<std::size_t>(slot)] = static_cast<int>(index);
     }
-    context.outputs = program.output_pointers_.data() + program.output_pointers_.size();
     std::vector<int> outputs;
     for (int i = 0; i < node->num_outputs(); ++i) {
       const int slot = program.slot_of(node->output(i));
       outputs.push_back(slot);
-      program.output_pointers_.push_back(&program.slots_[static_cast<std::size_t>(slot)]);
       last_use[static_cast<std::size_t>(slot)] =
           std::max(last_use[static_cast<std::size_t>(slot)], static_cast<int>(index));
     }
-    program.instructions_.push_back(instruction);
+    program.kernels_.push_back(impl->fn);
     program.nodes_.push_back(node);
     program.impl_names_.push_back(impl->name_for(node->inputs(), node->attrs()));
     program.input_slots_.push_back(std::move(inputs));
@@ -133,6 +115,48 @@ Program Program::link(const FunctionGraph& graph,
   return program;
 }
 
+std::unique_ptr<Frame> Program::make_frame(bool profiling) const {
+  auto frame = std::make_unique<Frame>();
+  frame->slots.resize(slot_count_);
+  for (std::size_t i = 0; i < constant_slots_.size(); ++i) {
+    frame->slots[static_cast<std::size_t>(constant_slots_[i])] = constant_values_[i];
+  }
+  if (allow_gc_) frame->pool = std::make_unique<BufferPool>();
+  std::size_t input_count = 0;
+  std::size_t output_count = 0;
+  for (std::size_t index = 0; index < kernels_.size(); ++index) {
+    input_count += input_slots_[index].size();
+    output_count += output_slots_[index].size();
+  }
+  // Reserved in full first: the contexts point into these vectors.
+  frame->input_pointers.reserve(input_count);
+  frame->output_pointers.reserve(output_count);
+  frame->contexts.resize(kernels_.size());
+  for (std::size_t index = 0; index < kernels_.size(); ++index) {
+    KernelContext& context = frame->contexts[index];
+    const ApplyNode* node = nodes_[index];
+    context.node = node;
+    context.attrs = node != nullptr ? &node->attrs() : nullptr;
+    context.num_inputs = static_cast<int>(input_slots_[index].size());
+    context.num_outputs = static_cast<int>(output_slots_[index].size());
+    context.allocator = &default_allocator();
+    context.pool = frame->pool.get();
+    context.inputs = frame->input_pointers.data() + frame->input_pointers.size();
+    for (int slot : input_slots_[index]) {
+      frame->input_pointers.push_back(&frame->slots[static_cast<std::size_t>(slot)]);
+    }
+    context.outputs = frame->output_pointers.data() + frame->output_pointers.size();
+    for (int slot : output_slots_[index]) {
+      frame->output_pointers.push_back(&frame->slots[static_cast<std::size_t>(slot)]);
+    }
+  }
+  if (profiling) {
+    frame->counters.assign(kernels_.size(), NodeCounters{});
+    frame->signatures.assign(kernels_.size(), NodeSignatures{});
+  }
+  return frame;
+}
+
 namespace {
 
 // FNV-1a style mixing of the input dtypes, shapes and strides: a few ns for the usual 1-3 inputs.
@@ -163,10 +187,11 @@ profile::TensorRecord tensor_record(const Tensor& value) {
   return record;
 }
 
-void Program::record_signature(std::size_t index,
+void Program::record_signature(const Frame& frame,
+                               std::size_t index,
                                std::uint64_t signature,
                                std::int64_t duration,
-                               const ProfileSink& sink) {
+                               const ProfileSink& sink) const {
   NodeCounters& counter = sink.counters[index];
   NodeSignatures& known = sink.signatures[index];
   const std::int64_t ticks_before = counter.total_ticks - duration;
@@ -186,7 +211,7 @@ void Program::record_signature(std::size_t index,
     counter.signature_index = static_cast<std::int32_t>(it - known.hashes.begin());
     return;
   }
-  const KernelContext& context = instructions_[index].context;
+  const KernelContext& context = frame.contexts[index];
   profile::SignatureRecord record;
   for (int i = 0; i < context.num_inputs; ++i)
     record.inputs.push_back(tensor_record(*context.inputs[i]));
@@ -200,72 +225,74 @@ void Program::record_signature(std::size_t index,
 }
 
 template <bool kProfile, bool kTsc>
-void Program::run(const ProfileSink& sink) {
-  const std::size_t count = instructions_.size();
+void Program::run(Frame& frame, const ProfileSink& sink) const {
+  const std::size_t count = kernels_.size();
+  KernelContext* const contexts = frame.contexts.data();
+  Tensor* const slots = frame.slots.data();
+  BufferPool* const pool = frame.pool.get();
   std::size_t index = 0;
   try {
     for (; index < count; ++index) {
-      Instruction& instruction = instructions_[index];
+      KernelContext& context = contexts[index];
       if constexpr (kProfile) {
         const std::int64_t start = kTsc ? profile::read_tsc() : sink.clock->now_ns();
-        instruction.kernel(instruction.context);
+        kernels_[index](context);
         const std::int64_t duration = (kTsc ? profile::read_tsc() : sink.clock->now_ns()) - start;
         NodeCounters& counter = sink.counters[index];
         ++counter.call_count;
         counter.total_ticks += duration;
         counter.min_ticks = std::min(counter.min_ticks, duration);
         counter.max_ticks = std::max(counter.max_ticks, duration);
-        const std::uint64_t signature = input_signature(instruction.context);
+        const std::uint64_t signature = input_signature(context);
         if (signature != counter.last_signature || counter.signature_index < 0) [[unlikely]] {
-          record_signature(index, signature, duration, sink);
+          record_signature(frame, index, signature, duration, sink);
         }
         ++counter.signature_run;
       } else {
-        instruction.kernel(instruction.context);
+        kernels_[index](context);
       }
       if (allow_gc_) {
         for (std::int32_t k = free_begin_[index]; k < free_begin_[index + 1]; ++k) {
-          Tensor& freed = slots_[static_cast<std::size_t>(free_slots_[static_cast<std::size_t>(k)])];
+          Tensor& freed = slots[static_cast<std::size_t>(free_slots_[static_cast<std::size_t>(k)])];
           std::shared_ptr<Buffer> buffer = freed.buffer();
           freed = Tensor();
-          if (pool_ != nullptr) pool_->give(std::move(buffer));  // kept only if nobody holds it
+          if (pool != nullptr) pool->give(std::move(buffer));  // kept only if nobody holds it
         }
       }
     }
-    if (pool_ != nullptr) pool_->clear();
+    if (pool != nullptr) pool->clear();
   } catch (Error& error) {
-    if (pool_ != nullptr) pool_->clear();
+    if (pool != nullptr) pool->clear();
     const std::string context = "in " + nodes_[index]->describe();
     if (error.context().empty() || error.context().front() != context) error.add_context(context);
     throw;
   } catch (const std::exception& error) {
-    if (pool_ != nullptr) pool_->clear();
+    if (pool != nullptr) pool->clear();
     throw Error(ErrorKind::Internal, fmt::format("kernel threw: {}", error.what()))
         .add_context("in " + nodes_[index]->describe());
   }
 }
 
-template void Program::run<true, true>(const ProfileSink&);
-template void Program::run<true, false>(const ProfileSink&);
-template void Program::run<false, false>(const ProfileSink&);
+template void Program::run<true, true>(Frame&, const ProfileSink&) const;
+template void Program::run<true, false>(Frame&, const ProfileSink&) const;
+template void Program::run<false, false>(Frame&, const ProfileSink&) const;
 
 double Program::measured_overhead_ns_per_node() {
   static const double overhead_ns = [] {
     constexpr std::size_t kNodes = 512;
     Program program;
     program.allow_gc_ = false;
-    program.slots_.assign(1, Tensor::zeros(DType::Float32, {1}));
-    program.input_pointers_.assign(1, &program.slots_[0]);
-    Instruction instruction;
-    instruction.kernel = no_op_kernel;
-    instruction.context.num_inputs = 1;
-    instruction.context.inputs = program.input_pointers_.data();
-    program.instructions_.assign(kNodes, instruction);
+    program.slot_count_ = 1;
+    program.constant_slots_.assign(1, 0);
+    program.constant_values_.assign(1, Tensor::zeros(DType::Float32, {1}));
+    program.kernels_.assign(kNodes, no_op_kernel);
+    program.nodes_.assign(kNodes, nullptr);
+    program.input_slots_.assign(kNodes, {0});
+    program.output_slots_.assign(kNodes, {});
     program.free_begin_.assign(kNodes + 1, 0);
-    std::vector<NodeCounters> counters(kNodes);
-    std::vector<NodeSignatures> signatures(kNodes);
+    const std::unique_ptr<Frame> frame = program.make_frame(true);
     const profile::TickSource& ticks = profile::measured_tick_source();
-    const ProfileSink sink{counters.data(), signatures.data(), &steady_clock()};
+    const ProfileSink sink{frame->counters.data(), frame->signatures.data(), &steady_clock()};
     auto best_ns = [&](auto&& body) {
       std::int64_t best = std::numeric_limits<std::int64_t>::max();
       for (int repeat = 0; repeat < 50; ++repeat) {
@@ -275,9 +302,9 @@ double Program::measured_overhead_ns_per_node() {
       }
       return static_cast<double>(best);
     };
-    const double off_ns = best_ns([&] { program.run<false>({}); });
-    const double on_ns = ticks.use_tsc ? best_ns([&] { program.run<true, true>(sink); })
-                                       : best_ns([&] { program.run<true, false>(sink); });
+    const double off_ns = best_ns([&] { program.run<false>(*frame, {}); });
+    const double on_ns = ticks.use_tsc ? best_ns([&] { program.run<true, true>(*frame, sink); })
+                                       : best_ns([&] { program.run<true, false>(*frame, sink); });
     return std::max(0.0, (on_ns - off_ns) / static_cast<double>(kNodes));
   }();
   return overhead_ns;

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Program: a linked function. Every Variable of the graph has a slot (a Tensor); every Apply is an
-// Instruction whose KernelContext, built here once, points at its input and output slots. The VM
-// then only calls kernel(context) in order. Vectors are sized at link time and never grow, so
-// those pointers stay valid for the Program's life.
+// Program: a linked function, immutable once linked. Every Variable of the graph has a slot index;
+// every Apply is an instruction (a kernel and the slots it reads and writes). The mutable side of
+// a call lives in a Frame: the slots themselves (Tensors), one KernelContext per instruction,
+// built once per frame, pointing at that frame's slots, the kernels' prepared state, the buffer
+// pool and the profile counters. A Function keeps a pool of frames, so that calls from several
+// threads run at once, each in its own frame, and a repeated call from one thread reuses one
+// frame and allocates nothing. Frame vectors are sized when it is made and never grow, so the
+// contexts' pointers stay valid for the frame's life.
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -19,11 +24,6 @@
 #include "tscope/profile/profile.h"
 
 namespace tscope::runtime {
-
-struct Instruction {
-  KernelFn kernel = nullptr;
-  KernelContext context;
-};
 
 /// Per-node profile counters, written by the VM's profiled loop. Times are raw ticks of the
 /// profile's TickSource (nanoseconds unless it is rdtsc); snapshots convert them.
@@ -58,6 +58,37 @@ struct ProfileSink {
   Clock* clock = nullptr;  ///< read when the tick source is not rdtsc
 };
 
+/// Per-call totals of one frame (profiling only).
+struct FrameTotals {
+  std::int64_t call_count = 0;
+  std::int64_t call_ns = 0;
+  std::int64_t vm_ns = 0;
+  std::int64_t input_bytes = 0;  ///< of the frame's last call
+  std::int64_t measured_peak_bytes = 0;
+  bool first_call_pending = true;
+};
+
+/// The mutable state of one call in flight: see the file comment. Made by Program::make_frame;
+/// used by one thread at a time (a Function hands it out through `in_use`).
+struct Frame {
+  std::vector<Tensor> slots;
+  std::vector<const Tensor*> input_pointers;
+  std::vector<Tensor*> output_pointers;
+  std::vector<KernelContext> contexts;  ///< one per instruction, with its kernel's state
+  // allow_gc: buffers freed during a run, reused by later nodes of the same run (behind a pointer
+  // so that contexts keep a stable address for it).
+  std::unique_ptr<BufferPool> pool;
+  // Profiling: written by the VM's profiled loop while the frame is in use; read by snapshots,
+  // which take the frame first.
+  std::vector<NodeCounters> counters;
+  std::vector<NodeSignatures> signatures;
+  FrameTotals totals;
+  /// Taken (exchange true) by the call or snapshot that uses the frame, released by storing false.
+  std::atomic<bool> in_use{false};
+  /// The next frame of the owning Function's list (frames are never removed until it dies).
+  Frame* next = nullptr;
+};
+
 /// dtype/shape/strides of a tensor as the profile model records it.
 [[nodiscard]] profile::TensorRecord tensor_record(const Tensor& value);
 
@@ -82,12 +113,14 @@ class Program {
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;
 
+  /// A new frame: slots sized, constants bound, one context per instruction; with `profiling`,
+  /// zeroed counters too.
+  [[nodiscard]] std::unique_ptr<Frame> make_frame(bool profiling) const;
+
   [[nodiscard]] int slot_of(const Variable& variable) const;
-  [[nodiscard]] std::size_t instruction_count() const noexcept { return instructions_.size(); }
+  [[nodiscard]] std::size_t instruction_count() const noexcept { return kernels_.size(); }
   [[nodiscard]] ApplyNode* node(std::size_t index) const { return nodes_[index]; }
   [[nodiscard]] std::string_view impl_name(std::size_t index) const { return impl_names_[index]; }
-  [[nodiscard]] std::vector<Tensor>& slots() noexcept { return slots_; }
-  [[nodiscard]] const std::vector<Tensor>& slots() const noexcept { return slots_; }
   /// Slots read/written by instruction `index`.
   [[nodiscard]] const std::vector<int>& input_slots(std::size_t index) const {
     return input_slots_[index];
@@ -100,7 +133,7 @@ class Program {
   [[nodiscard]] const std::vector<std::pair<int, Variable>>& shared_slots() const noexcept {
     return shared_slots_;
   }
-  /// Constant slots: bound once at link time, since a constant's value never changes; rebinding
+  /// Constant slots: bound once per frame, since a constant's value never changes; rebinding
   /// them every call cost more than running a small graph.
   [[nodiscard]] const std::vector<int>& constant_slots() const noexcept { return constant_slots_; }
   /// Apply-output slots the allow_gc VM does not free during a run: the kept values (outputs,
@@ -109,21 +142,19 @@ class Program {
     return held_after_run_;
   }
 
-  /// Runs every instruction. kProfile: time each into `sink` (reading the TSC when kTsc, else
-  /// sink.clock) and track its input signatures.
+  /// Runs every instruction in `frame`. kProfile: time each into `sink` (reading the TSC when
+  /// kTsc, else sink.clock) and track its input signatures.
   template <bool kProfile, bool kTsc = false>
-  void run(const ProfileSink& sink);
+  void run(Frame& frame, const ProfileSink& sink) const;
 
   /// The profiler's own cost per node execution, measured once per process on a synthetic program
   /// of one-input no-op instructions: profiled minus unprofiled loop time, per node.
   [[nodiscard]] static double measured_overhead_ns_per_node();
 
  private:
-  std::vector<Tensor> slots_;
+  std::size_t slot_count_ = 0;
   std::unordered_map<const VariableNode*, int> slot_index_;
-  std::vector<const Tensor*> input_pointers_;
-  std::vector<Tensor*> output_pointers_;
-  std::vector<Instruction> instructions_;
+  std::vector<KernelFn> kernels_;
   std::vector<ApplyNode*> nodes_;
   std::vector<std::string_view> impl_names_;
   std::vector<std::vector<int>> input_slots_;
@@ -133,18 +164,17 @@ class Program {
   std::vector<std::int32_t> free_begin_;
   std::vector<std::pair<int, Variable>> shared_slots_;
   std::vector<int> constant_slots_;
+  std::vector<Tensor> constant_values_;  ///< parallel to constant_slots_
   std::vector<int> intermediate_slots_;
   std::vector<int> held_after_run_;
   bool allow_gc_ = true;
-  // allow_gc: buffers freed during a run, reused by later nodes of the same run (behind a pointer
-  // so instructions keep a stable address when the Program moves).
-  std::unique_ptr<BufferPool> pool_;
 
   /// `duration`: this call's ticks, already in the counters but belonging to the new signature.
-  void record_signature(std::size_t index,
+  void record_signature(const Frame& frame,
+                        std::size_t index,
                         std::uint64_t signature,
                         std::int64_t duration,
-                        const ProfileSink& sink);
+                        const ProfileSink& sink) const;
 };
 
 }  // namespace tscope::runtime

@@ -5,6 +5,7 @@
 /// of an Apply is owned by that Apply and its handle keeps the Apply alive (no reference cycles).
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "tscope/core/tensor.h"
@@ -18,12 +19,20 @@ class ApplyNode;
 enum class VariableKind { Input, Constant, Shared, Output };
 
 /// The persistent, settable value behind a shared variable; several compiled functions that use
-/// the same shared variable see one SharedStorage.
+/// the same shared variable see one SharedStorage. `value` is read and written under
+/// shared_values_mutex(), since calls on several threads read and update it.
 struct SharedStorage {
   std::string name;
   Type type;
   Tensor value;
 };
+
+/// Guards every SharedStorage::value: a function call reads all its shared values under it at the
+/// start and writes all its updates under it at the end, and get_value/set_value take it, so that
+/// a call never sees half of another call's updates. One lock for the process, because functions
+/// share variables in any combination; it is held only to copy tensor handles, never while a
+/// kernel runs.
+[[nodiscard]] std::mutex& shared_values_mutex() noexcept;
 
 class VariableNode {
  public:
@@ -54,7 +63,8 @@ class Variable {
   [[nodiscard]] VariableNode* node() const noexcept { return node_.get(); }
   [[nodiscard]] const std::shared_ptr<VariableNode>& node_ptr() const noexcept { return node_; }
 
-  /// Value of a shared variable; throws InvalidArgument for any other kind.
+  /// Value of a shared variable; throws InvalidArgument for any other kind. Safe to call while
+  /// functions run on other threads (shared_values_mutex()).
   [[nodiscard]] Tensor get_value() const;
   /// Replaces a shared variable's value; throws TypeMismatch when dtype/rank/known dims differ.
   void set_value(const Tensor& value) const;

@@ -16,8 +16,9 @@ namespace tscope::profile {
 class ProfileSource {
  public:
   virtual ~ProfileSource() = default;
-  /// The current record; called under no lock of the source's hot path (counters are plain
-  /// integers written by the owning thread; a snapshot taken during a call may be one call behind).
+  /// The current record. A compiled function waits for its calls in flight (it takes each of its
+  /// execution frames in turn), so the record holds whole calls only; called without the
+  /// collector's lock held.
   [[nodiscard]] virtual FunctionRecord snapshot() const = 0;
 };
 

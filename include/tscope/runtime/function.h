@@ -44,7 +44,8 @@ struct FunctionOptions {
   /// Print the memory section and per-node input/output lines (shapes are recorded per
   /// signature whenever profiling).
   bool profile_memory = profile::process_flags().profile_memory;
-  /// Drop the first call's timings (warm-up); compile figures and signatures are kept.
+  /// Drop the first call's timings (warm-up) of each execution frame, i.e. the first call of each
+  /// thread that calls concurrently; compile figures and signatures are kept.
   bool ignore_first_call = profile::process_flags().ignore_first_call;
   /// Where the profile accumulates; shared between functions to sum them. Created when profiling
   /// and none is given.
@@ -70,10 +71,21 @@ namespace detail {
 class FunctionImpl;
 }  // namespace detail
 
+/// A compiled function. Copies share one compiled program.
+///
+/// Threads: a Function may be called from several threads at once. Each call runs in its own
+/// execution frame (slots, kernel state, buffer pool, profile counters) taken from a pool that
+/// grows to the number of calls in flight, so the steady state allocates no frame. Every call
+/// reads its shared variables' values together, at its start; a function with updates runs one
+/// call at a time and applies each call's updates together, at its end, so calls to it behave as
+/// if made one after the other in the order they took their turn. Functions without updates run
+/// fully in parallel. Profiles count every call of every thread; a snapshot waits for the calls
+/// in flight. Kernel state (packed weights) is per frame: N concurrent callers hold N copies.
 class Function {
  public:
   /// Runs the function. Throws TypeMismatch/ShapeMismatch naming the input when a tensor does not
-  /// match its input's type, and any kernel error with the failing node as context.
+  /// match its input's type, and any kernel error with the failing node as context. Thread-safe
+  /// (see the class comment).
   std::vector<Tensor> operator()(const std::vector<Tensor>& inputs) const;
 
   [[nodiscard]] const std::string& name() const;

@@ -27,7 +27,7 @@ dnnl::batch_normalization_forward::primitive_desc forward_pd(prop_kind kind,
                                                              normalization_flags flags) {
   return {dnnl::batch_normalization_forward::desc(kind, x_md, static_cast<float>(epsilon),
                                                   kScaleShift | flags),
-          dnnl_engine()};
+          dnnl_attr(), dnnl_engine()};
 }
 
 bool build_call(NormPass pass, double epsilon, const Dims& x_shape, NormState& state) {
@@ -39,14 +39,16 @@ bool build_call(NormPass pass, double epsilon, const Dims& x_shape, NormState& s
                                                   {DNNL_ARG_SHIFT, dnnl_unbound_memory(c_md)},
                                                   {DNNL_ARG_MEAN, dnnl_unbound_memory(c_md)},
                                                   {DNNL_ARG_VARIANCE, dnnl_unbound_memory(c_md)}};
+    dnnl::primitive_desc_base chosen;
     if (pass == NormPass::Grad) {
       const auto hint =
           forward_pd(prop_kind::forward_training, x_md, epsilon, normalization_flags::none);
       const dnnl::batch_normalization_backward::primitive_desc pd(
           dnnl::batch_normalization_backward::desc(prop_kind::backward, x_md, x_md,
                                                    static_cast<float>(epsilon), kScaleShift),
-          dnnl_engine(), hint);
+          dnnl_attr(), dnnl_engine(), hint);
       state.call.primitive = dnnl::batch_normalization_backward(pd);
+      chosen = pd;
       state.call.impl = pd.impl_info_str();
       args[DNNL_ARG_DIFF_DST] = dnnl_unbound_memory(x_md);
       args[DNNL_ARG_DIFF_SRC] = dnnl_unbound_memory(x_md);
@@ -59,10 +61,12 @@ bool build_call(NormPass pass, double epsilon, const Dims& x_shape, NormState& s
               : forward_pd(prop_kind::forward_inference, x_md, epsilon,
                            normalization_flags::use_global_stats);
       state.call.primitive = dnnl::batch_normalization_forward(pd);
+      chosen = pd;
       state.call.impl = pd.impl_info_str();
       args[DNNL_ARG_DST] = dnnl_unbound_memory(x_md);
     }
     state.call.args = std::move(args);
+    dnnl_add_scratchpad(state.call, chosen);
     return true;
   } catch (const dnnl::error& error) {
     if (is_unimplemented(error, "a batch normalization descriptor")) return false;

@@ -94,7 +94,7 @@ std::optional<BuiltCall> build_call(const ConvGeometry& g, WeightLayout layout,
                                              dnnl::memory::format_tag::x)
                         : dnnl::memory::desc();
   const int rank = g.window.spatial_rank;
-  dnnl::primitive_attr attr;
+  dnnl::primitive_attr attr = dnnl_attr();
   attr.set_post_ops(epilogue_post_ops(epilogue, y_md, winograd));
   try {
     const dnnl::convolution_forward::desc desc(
@@ -110,6 +110,7 @@ std::optional<BuiltCall> build_call(const ConvGeometry& g, WeightLayout layout,
     call.impl = pd.impl_info_str();
     call.args = {{DNNL_ARG_SRC, dnnl_unbound_memory(x_md)},
                  {DNNL_ARG_DST, dnnl_unbound_memory(y_md)}};
+    dnnl_add_scratchpad(call, pd);
     if (winograd) {
       WinogradWeights weights;
       weights.packed_desc = packed_md;

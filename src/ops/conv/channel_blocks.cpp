@@ -273,14 +273,16 @@ void run_dnnl_reorder(KernelContext& ctx, const dnnl::memory::desc& from_desc,
     auto fresh = std::make_shared<ReorderState>();
     fresh->from_shape = from.shape();
     try {
-      const dnnl::reorder::primitive_desc pd(dnnl_engine(), from_desc, dnnl_engine(), to_desc);
+      const dnnl::reorder::primitive_desc pd(dnnl_engine(), from_desc, dnnl_engine(), to_desc,
+                                             dnnl_attr());
       fresh->call.primitive = dnnl::reorder(pd);
       fresh->call.impl = pd.impl_info_str();
+      fresh->call.args = {{DNNL_ARG_FROM, dnnl_unbound_memory(from_desc)},
+                          {DNNL_ARG_TO, dnnl_unbound_memory(to_desc)}};
+      dnnl_add_scratchpad(fresh->call, pd);
     } catch (const dnnl::error& error) {
       throw Error(ErrorKind::Internal, fmt::format("oneDNN rejected a reorder: {}", error.what()));
     }
-    fresh->call.args = {{DNNL_ARG_FROM, dnnl_unbound_memory(from_desc)},
-                        {DNNL_ARG_TO, dnnl_unbound_memory(to_desc)}};
     state = fresh.get();
     ctx.state = std::move(fresh);
   }

@@ -44,12 +44,13 @@ std::optional<DnnlCall> build_call(ConvDirection direction, const ConvGeometry& 
     };
     if (direction == ConvDirection::Forward) {
       const dnnl::convolution_forward::primitive_desc pd(forward_desc(prop_kind::forward_inference),
-                                                         engine);
+                                                         dnnl_attr(), engine);
       call.primitive = dnnl::convolution_forward(pd);
       call.impl = pd.impl_info_str();
       call.args = {{DNNL_ARG_SRC, dnnl_unbound_memory(x_md)},
                    {DNNL_ARG_WEIGHTS, dnnl_unbound_memory(w_md)},
                    {DNNL_ARG_DST, dnnl_unbound_memory(y_md)}};
+      dnnl_add_scratchpad(call, pd);
       return call;
     }
     // Backward primitives take the forward (training) descriptor as a hint.
@@ -59,23 +60,25 @@ std::optional<DnnlCall> build_call(ConvDirection direction, const ConvGeometry& 
       const dnnl::convolution_backward_data::primitive_desc pd(
           dnnl::convolution_backward_data::desc(algorithm::convolution_direct, x_md, w_md, y_md,
                                                 strides, dilates, pad_l, pad_r),
-          engine, hint);
+          dnnl_attr(), engine, hint);
       call.primitive = dnnl::convolution_backward_data(pd);
       call.impl = pd.impl_info_str();
       call.args = {{DNNL_ARG_DIFF_SRC, dnnl_unbound_memory(x_md)},
                    {DNNL_ARG_WEIGHTS, dnnl_unbound_memory(w_md)},
                    {DNNL_ARG_DIFF_DST, dnnl_unbound_memory(y_md)}};
+      dnnl_add_scratchpad(call, pd);
       return call;
     }
     const dnnl::convolution_backward_weights::primitive_desc pd(
         dnnl::convolution_backward_weights::desc(algorithm::convolution_direct, x_md, w_md, y_md,
                                                  strides, dilates, pad_l, pad_r),
-        engine, hint);
+        dnnl_attr(), engine, hint);
     call.primitive = dnnl::convolution_backward_weights(pd);
     call.impl = pd.impl_info_str();
     call.args = {{DNNL_ARG_SRC, dnnl_unbound_memory(x_md)},
                  {DNNL_ARG_DIFF_WEIGHTS, dnnl_unbound_memory(w_md)},
                  {DNNL_ARG_DIFF_DST, dnnl_unbound_memory(y_md)}};
+    dnnl_add_scratchpad(call, pd);
     return call;
   } catch (const dnnl::error& error) {
     if (is_unimplemented(error, "a convolution descriptor")) return std::nullopt;

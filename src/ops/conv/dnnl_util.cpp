@@ -6,9 +6,10 @@
 namespace tscope::ops::detail {
 namespace {
 // oneDNN streams are cheap handles over the engine's thread pool; CPU execution is synchronous,
-// so one stream serves every kernel. Its creation is guarded by the static initialiser.
+// so one stream per thread serves every kernel that thread runs. A stream is not meant to be used
+// by two threads at once, and one function may run on several threads (one frame each).
 dnnl::stream& shared_stream() {
-  static dnnl::stream stream(dnnl_engine());
+  thread_local dnnl::stream stream(dnnl_engine());
   return stream;
 }
 }  // namespace
@@ -35,6 +36,18 @@ dnnl::memory::dims dnnl_spatial(const Spatial& values, int rank, std::int64_t of
 
 dnnl::memory dnnl_unbound_memory(const dnnl::memory::desc& desc) {
   return dnnl::memory(desc, dnnl_engine(), DNNL_MEMORY_NONE);
+}
+
+dnnl::primitive_attr dnnl_attr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+void dnnl_add_scratchpad(DnnlCall& call, const dnnl::primitive_desc_base& pd) {
+  const dnnl::memory::desc scratchpad = pd.scratchpad_desc();
+  if (scratchpad.get_size() == 0) return;
+  call.args.insert_or_assign(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad, dnnl_engine()));
 }
 
 void dnnl_bind(DnnlCall& call, int arg, const void* data) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// What every oneDNN kernel shares: one CPU engine and one stream for the process, plain (dense
+// What every oneDNN kernel shares: one CPU engine, one stream per thread, plain (dense
 // row-major) memory descriptors, and the conversion of oneDNN's errors. Kernels describe their
 // tensors in the layout they already have (nchw / ncdhw / oihw / goihw), so oneDNN never reorders
 // behind the profile's back: the time of a node is the time of its primitive.
@@ -42,6 +42,16 @@ struct DnnlCall {
   /// The implementation oneDNN chose ("gemm:jit", "jit:avx2", ...), for docs and debugging.
   std::string impl;
 };
+
+/// Attributes every executed primitive is built with: a scratchpad of its own (user mode), which
+/// dnnl_add_scratchpad allocates. oneDNN's default shares one process-wide scratchpad between all
+/// primitives, which breaks as soon as two threads run primitives at once (one Function called
+/// from several threads: each frame holds its own kernel states, hence its own scratchpads).
+[[nodiscard]] dnnl::primitive_attr dnnl_attr();
+
+/// Allocates the scratchpad that `pd` (built with dnnl_attr() or an attr in user scratchpad mode)
+/// asks for and adds it to `call`'s arguments.
+void dnnl_add_scratchpad(DnnlCall& call, const dnnl::primitive_desc_base& pd);
 
 /// Points argument `arg` of `call` at `data` (which must hold the argument's elements).
 void dnnl_bind(DnnlCall& call, int arg, const void* data);

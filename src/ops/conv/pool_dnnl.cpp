@@ -45,21 +45,23 @@ bool build_calls(PoolPass pass, PoolKind kind, const PoolGeometry& g, std::int64
     const dnnl::pooling_forward::primitive_desc forward_pd(
         dnnl::pooling_forward::desc(forward_kind, algorithm, x_md, y_md, strides, kernel, pad_l,
                                     pad_r),
-        engine);
+        dnnl_attr(), engine);
     if (pass != PoolPass::AverageBackward) {
       state.forward.primitive = dnnl::pooling_forward(forward_pd);
       state.forward.impl = forward_pd.impl_info_str();
       state.forward.args = {{DNNL_ARG_SRC, dnnl_unbound_memory(x_md)},
                             {DNNL_ARG_DST, dnnl_unbound_memory(y_md)}};
+      dnnl_add_scratchpad(state.forward, forward_pd);
     }
     if (pass == PoolPass::Forward) return true;
     const dnnl::pooling_backward::primitive_desc backward_pd(
-        dnnl::pooling_backward::desc(algorithm, x_md, y_md, strides, kernel, pad_l, pad_r), engine,
-        forward_pd);
+        dnnl::pooling_backward::desc(algorithm, x_md, y_md, strides, kernel, pad_l, pad_r),
+        dnnl_attr(), engine, forward_pd);
     state.backward.primitive = dnnl::pooling_backward(backward_pd);
     state.backward.impl = backward_pd.impl_info_str();
     state.backward.args = {{DNNL_ARG_DIFF_SRC, dnnl_unbound_memory(x_md)},
                            {DNNL_ARG_DIFF_DST, dnnl_unbound_memory(y_md)}};
+    dnnl_add_scratchpad(state.backward, backward_pd);
     if (pass == PoolPass::MaxBackward) {
       // The recomputed forward output and the workspace are node scratch, owned by oneDNN memory.
       const dnnl::memory workspace(forward_pd.workspace_desc(), engine);

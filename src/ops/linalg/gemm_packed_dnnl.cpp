@@ -56,7 +56,7 @@ bool build(PackedGemmState& state, const Tensor& x, const Tensor& y, std::int64_
   const dnnl::memory::desc out_md({m, n}, kF32, dnnl::memory::format_tag::ab);
   try {
     const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(x_md, weights_any, bias_md, out_md),
-                                          dnnl_engine());
+                                          dnnl_attr(), dnnl_engine());
     state.matmul.primitive = dnnl::matmul(pd);
     state.matmul.impl = pd.impl_info_str();
     state.packed_weights = dnnl::memory(pd.weights_desc(), dnnl_engine());
@@ -71,6 +71,7 @@ bool build(PackedGemmState& state, const Tensor& x, const Tensor& y, std::int64_
                          {DNNL_ARG_WEIGHTS, state.packed_weights},
                          {DNNL_ARG_DST, dnnl_unbound_memory(out_md)}};
     if (has_bias) state.matmul.args.emplace(DNNL_ARG_BIAS, dnnl_unbound_memory(bias_md));
+    dnnl_add_scratchpad(state.matmul, pd);
     return true;
   } catch (const dnnl::error& error) {
     if (is_unimplemented(error, "a packed-weights matmul")) return false;
