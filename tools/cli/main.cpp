@@ -24,6 +24,8 @@ int exit_code_for(tscope::ErrorKind kind) {
     case tscope::ErrorKind::Unsupported:
     case tscope::ErrorKind::NotDifferentiable:
       return 5;
+    case tscope::ErrorKind::OutOfMemory:
+      return 6;
     case tscope::ErrorKind::Internal:
       return 70;
   }
