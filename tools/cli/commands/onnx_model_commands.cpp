@@ -124,8 +124,10 @@ Action add_run_command(CLI::App& app) {
     int max_elements = 16;
   };
   auto settings = std::make_shared<Settings>();
-  CLI::App* command =
-      app.add_subcommand("run", "Run one inference of an ONNX model and print its outputs");
+  CLI::App* command = app.add_subcommand(
+      "run",
+      "Run one inference of an ONNX model and print its outputs (with TSCOPE_FLAGS=profile=true, "
+      "also its profile, at exit)");
   command->add_option("model", settings->model.model_path, "the .onnx file")->required();
   add_onnx_model_options(command, settings->model);
   command->add_option("--save", settings->save_directory,
@@ -140,7 +142,8 @@ Action add_run_command(CLI::App& app) {
     const LoadedOnnxModel loaded = load_onnx_model(settings->model);
     FunctionOptions options;
     options.name = loaded.model.source;
-    options.profile = false;
+    // options.profile keeps its default, TSCOPE_FLAGS' profile: with profile=true the function
+    // joins the process-wide profiles, printed at exit to profiling.destination.
     options.channel_block = settings->model.channel_block;
     options.winograd = !settings->model.no_winograd;
     Function inference =
