@@ -42,12 +42,12 @@ std::int64_t checked_product(std::span<const std::int64_t> extents, std::string_
   }
   // Zero extents count as 1: strides are products of the extents after an axis, and they must fit
   // too, even where the element count is 0.
+  const bool has_zero = std::find(extents.begin(), extents.end(), 0) != extents.end();
   std::int64_t stride_bound = 1;
-  bool has_zero = false;
   for (const std::int64_t extent : extents) {
-    has_zero = has_zero || extent == 0;
     if (__builtin_mul_overflow(stride_bound, std::max<std::int64_t>(extent, 1), &stride_bound)) {
-      throw_error(kind, "{}: the element count of shape {} overflows a 64-bit count", what,
+      throw_error(kind, "{}: the {} of shape {} overflows a 64-bit count", what,
+                  has_zero ? "product of the non-zero extents" : "element count",
                   extents_text(extents));
     }
   }
