@@ -34,11 +34,16 @@ void free_aligned_block(void* pointer) { std::free(static_cast<void**>(pointer)[
 void* TrackingAllocator::allocate(std::size_t bytes) {
   // Whole alignment units, so vector loops may read a tensor's last unit; a zero-size tensor
   // still gets a valid unique pointer.
+  // Requests near SIZE_MAX would wrap the rounding below to a small block.
+  if (bytes > static_cast<std::size_t>(INT64_MAX) - 2 * kTensorAlignment) {
+    throw_error(ErrorKind::OutOfMemory, "out of memory allocating {} bytes (live {} bytes)", bytes,
+                live_bytes_.load());
+  }
   const std::size_t rounded = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
   void* pointer = aligned_block(rounded == 0 ? kTensorAlignment : rounded);
   if (pointer == nullptr) {
-    throw_error(ErrorKind::InvalidArgument, "out of memory allocating {} bytes (live {} bytes)",
-                bytes, live_bytes_.load());
+    throw_error(ErrorKind::OutOfMemory, "out of memory allocating {} bytes (live {} bytes)", bytes,
+                live_bytes_.load());
   }
   const auto size = static_cast<std::int64_t>(bytes);
   const std::int64_t live = live_bytes_.fetch_add(size, std::memory_order_relaxed) + size;

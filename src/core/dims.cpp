@@ -40,6 +40,11 @@ void Dims::resize(int rank, std::int64_t fill) {
   rank_ = rank;
 }
 
+void Dims::throw_product_overflow() const {
+  detail::throw_internal("product fits in int64", __FILE__, __LINE__,
+                         "the element count of shape " + to_string() + " overflows int64");
+}
+
 std::string Dims::to_string() const {
   std::string text = "(";
   for (int i = 0; i < rank_; ++i) {

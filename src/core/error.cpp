@@ -14,6 +14,7 @@ std::string_view error_kind_name(ErrorKind kind) noexcept {
     case ErrorKind::BadFlag: return "BadFlag";
     case ErrorKind::Io: return "Io";
     case ErrorKind::Parse: return "Parse";
+    case ErrorKind::OutOfMemory: return "OutOfMemory";
     case ErrorKind::Internal: return "Internal";
   }
   return "Unknown";

@@ -43,16 +43,16 @@ void store_double(void* base, std::int64_t index, double value) {
 }  // namespace
 
 Tensor Tensor::empty(DType dtype, const Dims& shape, Allocator& allocator) {
-  for (std::int64_t extent : shape) {
-    if (extent < 0) {
-      throw_error(ErrorKind::InvalidArgument, "negative dimension in shape {}", shape.to_string());
-    }
-  }
-  const auto bytes = static_cast<std::size_t>(shape.product()) * dtype_size(dtype);
-  return over_buffer(std::make_shared<Buffer>(bytes, allocator), dtype, shape);
+  const std::int64_t bytes = checked_byte_count(shape, dtype, "tensor");
+  return over_buffer(std::make_shared<Buffer>(static_cast<std::size_t>(bytes), allocator), dtype,
+                     shape);
 }
 
 Tensor Tensor::over_buffer(std::shared_ptr<Buffer> buffer, DType dtype, const Dims& shape) {
+  // Once per allocation: a short buffer would let every kernel write past its end.
+  TSCOPE_CHECK(buffer != nullptr && static_cast<std::int64_t>(buffer->size_bytes()) >=
+                                        checked_byte_count(shape, dtype, "tensor"),
+               "buffer too small for shape " + shape.to_string());
   Tensor tensor;
   tensor.buffer_ = std::move(buffer);
   tensor.dtype_ = dtype;
@@ -83,9 +83,10 @@ Tensor Tensor::full(DType dtype, const Dims& shape, double value) {
 Tensor Tensor::scalar(double value, DType dtype) { return full(dtype, Dims{}, value); }
 
 Tensor Tensor::from_doubles(DType dtype, const Dims& shape, const std::vector<double>& values) {
-  if (static_cast<std::int64_t>(values.size()) != shape.product()) {
+  const std::int64_t count = checked_product(shape, "Tensor::from_doubles");
+  if (static_cast<std::int64_t>(values.size()) != count) {
     throw_error(ErrorKind::ShapeMismatch, "{} values given for shape {} ({} elements)",
-                values.size(), shape.to_string(), shape.product());
+                values.size(), shape.to_string(), count);
   }
   Tensor tensor = empty(dtype, shape);
   visit_dtype(dtype, [&](auto tag) {
@@ -117,9 +118,11 @@ Tensor Tensor::view(const Dims& shape, const Dims& strides, std::int64_t offset)
 }
 
 Tensor Tensor::reshaped(const Dims& shape) const {
-  if (shape.product() != numel()) {
+  // Checked: a wrapped count could equal numel() and give a view larger than the buffer.
+  const std::int64_t count = checked_product(shape, "reshape");
+  if (count != numel()) {
     throw_error(ErrorKind::ShapeMismatch, "cannot reshape {} ({} elements) to {} ({} elements)",
-                shape_.to_string(), numel(), shape.to_string(), shape.product());
+                shape_.to_string(), numel(), shape.to_string(), count);
   }
   const Tensor source = contiguous();
   return source.view(shape, contiguous_strides(shape), source.offset_);

@@ -69,6 +69,11 @@ std::shared_ptr<ApplyNode> ApplyNode::create(const OpDef& op, std::vector<Variab
   std::vector<Type> output_types;
   try {
     output_types = op.infer(InferContext{op, node->inputs_, node->attrs_});
+    // Type rules add and multiply input extents; an inferred shape too large to address is the
+    // user's (a huge Tile or Expand), and is reported here rather than at the first allocation.
+    for (std::size_t i = 0; i < output_types.size(); ++i) {
+      check_type_extents(output_types[i], fmt::format("{} output {}", op.name, i));
+    }
   } catch (Error& error) {
     error.add_context("in " + node->describe());
     throw;

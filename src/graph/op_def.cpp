@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tscope/graph/op_def.h"
 
+#include <string>
+
+#include "tscope/core/checked_math.h"
+
 #include "tscope/graph/op_registry.h"
 #include "tscope/graph/traversal.h"
 
@@ -32,7 +36,10 @@ Tensor& KernelContext::allocate_output(int index, DType dtype, const Dims& shape
       slot.buffer().use_count() == 1 && slot.is_contiguous()) {
     return slot;
   }
-  const auto needed = static_cast<std::size_t>(shape.product()) * dtype_size(dtype);
+  // Checked once per allocation: kernels compute output shapes from input values (Reshape,
+  // Expand, Tile), and a wrapped count would pick a recycled buffer that is too small.
+  const auto needed =
+      static_cast<std::size_t>(checked_byte_count(shape, dtype, "output " + std::to_string(index)));
   const std::shared_ptr<Buffer>& buffer = slot.buffer();
   // Reuse only a buffer no one else sees: a caller holding last call's result keeps it intact.
   if (buffer != nullptr && buffer.use_count() == 1 && buffer->size_bytes() >= needed &&

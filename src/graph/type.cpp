@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "tscope/core/checked_math.h"
 #include "tscope/core/tensor.h"
 
 namespace tscope {
@@ -24,6 +25,14 @@ bool Type::accepts(const Tensor& tensor) const noexcept {
 
 std::string Type::to_string() const {
   return fmt::format("TensorType({}, {})", dtype_name(dtype), dims.to_string());
+}
+
+void check_type_extents(const Type& type, std::string_view what) {
+  Dims known;
+  for (const std::int64_t extent : type.dims) {
+    if (extent != kUnknownDim) known.push_back(extent);
+  }
+  (void)checked_byte_count(known, type.dtype, what);
 }
 
 Type unknown_dims_type(DType dtype, int rank) { return Type{dtype, Dims::filled(rank, kUnknownDim)}; }

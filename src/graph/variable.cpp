@@ -74,6 +74,7 @@ std::string Variable::to_string() const {
 
 Variable make_input(DType dtype, const Dims& dims, std::string name,
                     const std::source_location& location) {
+  check_type_extents(Type{dtype, dims}, fmt::format("input '{}'", name));
   auto node = std::make_shared<VariableNode>();
   node->id = detail::next_graph_id();
   node->type = Type{dtype, dims};

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "converter.h"
@@ -165,6 +166,7 @@ class Importer {
       values_[input.name()] = variable;
       result.inputs.push_back({input.name(), variable});
     }
+    check_input_dims_names(result.inputs);
     for (int index = 0; index < graph.node_size(); ++index) {
       const ::onnx::NodeProto& node = graph.node(index);
       try {
@@ -230,6 +232,14 @@ class Importer {
         throw_error(ErrorKind::Unsupported, "output {} ('{}') of {} is not produced", k, name,
                     node.op_type());
       }
+      // ONNX graphs are in SSA form: a second writer would silently replace the first value for
+      // every later reader.
+      if (values_.count(name) != 0) {
+        throw_error(ErrorKind::Parse,
+                    "writes '{}', which an earlier node, a graph input or an initializer already "
+                    "produces; each ONNX value has one producer",
+                    name);
+      }
       Variable& output = outputs[static_cast<std::size_t>(k)];
       // Name fresh results after the ONNX value so profiles read like the model; never rename a
       // variable a converter passed through (Identity, a no-op Reshape).
@@ -237,6 +247,21 @@ class Importer {
         output.node()->name = name;
       }
       values_[name] = output;
+    }
+  }
+
+  // A dims entry for a name that is no graph input would otherwise be ignored without a word
+  // (a typo in `--input`).
+  void check_input_dims_names(const std::vector<NamedVariable>& inputs) const {
+    for (const auto& [name, dims] : options_.input_dims) {
+      const auto is_named = [&](const NamedVariable& input) { return input.name == name; };
+      if (std::any_of(inputs.begin(), inputs.end(), is_named)) continue;
+      std::vector<std::string> names;
+      for (const NamedVariable& input : inputs) names.push_back("'" + input.name + "'");
+      const std::string listed = names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "));
+      throw_error(ErrorKind::InvalidArgument,
+                  "dims {} are given for '{}', which is not an input of the model (inputs: {})",
+                  dims.to_string(), name, listed);
     }
   }
 

@@ -6,8 +6,10 @@
 #include <charconv>
 #include <cstring>
 #include <random>
+#include <type_traits>
 
 #include "reader.h"
+#include "tscope/core/checked_math.h"
 #include "tscope/core/error.h"
 
 namespace tscope::onnx {
@@ -36,8 +38,48 @@ std::string_view header_field(std::string_view header, std::string_view key,
   }
   std::string_view rest = header.substr(at + quoted.size());
   while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-  const std::size_t end = rest.front() == '(' ? rest.find(')') + 1 : rest.find(',');
-  return rest.substr(0, end);
+  if (rest.empty()) {
+    throw_error(ErrorKind::Parse, "'{}': .npy header has no value for '{}'", path.string(), key);
+  }
+  if (rest.front() != '(') return rest.substr(0, rest.find(','));
+  const std::size_t close = rest.find(')');
+  if (close == std::string_view::npos) {
+    throw_error(ErrorKind::Parse, "'{}': .npy header's '{}' has no ')'", path.string(), key);
+  }
+  return rest.substr(0, close + 1);
+}
+
+/// The extents of a NumPy shape tuple "(2, 3)", "(5,)" or "()". Negative or non-integer extents
+/// are Parse errors naming the file: numpy never writes them, so the header is corrupt.
+Dims parse_npy_shape(std::string_view text, const std::filesystem::path& path) {
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') {
+    throw_error(ErrorKind::Parse, "'{}': .npy shape '{}' is not a tuple", path.string(), text);
+  }
+  text = text.substr(1, text.size() - 2);
+  Dims shape;
+  while (true) {
+    while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+    if (text.empty()) break;
+    std::int64_t extent = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), extent);
+    if (error != std::errc() || extent < 0) {
+      throw_error(ErrorKind::Parse, "'{}': .npy shape has a bad extent '{}' (expected an integer "
+                  "from 0 to 2^63-1)", path.string(), text.substr(0, text.find(',')));
+    }
+    if (shape.rank() == kMaxRank) {
+      throw_error(ErrorKind::Unsupported, "'{}': .npy array has rank above {}", path.string(),
+                  kMaxRank);
+    }
+    shape.push_back(extent);
+    text.remove_prefix(static_cast<std::size_t>(end - text.data()));
+    while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+    if (text.empty()) break;
+    if (text.front() != ',') {
+      throw_error(ErrorKind::Parse, "'{}': .npy shape has stray '{}'", path.string(), text);
+    }
+    text.remove_prefix(1);
+  }
+  return shape;
 }
 
 Tensor read_npy(const std::string& bytes, const std::filesystem::path& path) {
@@ -67,21 +109,11 @@ Tensor read_npy(const std::string& bytes, const std::filesystem::path& path) {
   if (header_field(header, "fortran_order", path).starts_with("True")) {
     throw_error(ErrorKind::Unsupported, "'{}': Fortran-order arrays are not supported", path.string());
   }
-  std::string_view shape_text = header_field(header, "shape", path);
-  Dims shape;
-  for (std::size_t i = 0; i < shape_text.size();) {
-    if (shape_text[i] < '0' || shape_text[i] > '9') {
-      ++i;
-      continue;
-    }
-    std::int64_t extent = 0;
-    const auto [end, error] = std::from_chars(shape_text.data() + i, shape_text.data() + shape_text.size(), extent);
-    if (error != std::errc()) throw_error(ErrorKind::Parse, "'{}': bad shape", path.string());
-    shape.push_back(extent);
-    i = static_cast<std::size_t>(end - shape_text.data());
-  }
+  const Dims shape = parse_npy_shape(header_field(header, "shape", path), path);
   const std::size_t data_start = header_start + header_length;
-  const std::size_t needed = static_cast<std::size_t>(shape.product()) * dtype_size(dtype);
+  // A 128-byte header can claim any shape: the byte count is checked before it is compared.
+  const auto needed = static_cast<std::size_t>(checked_byte_count(
+      shape, dtype, fmt::format("'{}': .npy header", path.string()), ErrorKind::Parse));
   if (bytes.size() - data_start != needed) {
     throw_error(ErrorKind::Parse, "'{}': {} data bytes, shape {} of {} needs {}", path.string(),
                 bytes.size() - data_start, shape.to_string(), dtype_name(dtype), needed);
@@ -91,22 +123,28 @@ Tensor read_npy(const std::string& bytes, const std::filesystem::path& path) {
   return out;
 }
 
-Tensor random_input(const Variable& input, std::mt19937_64& rng) {
-  const Dims& dims = input.type().dims;
-  const DType dtype = input.dtype();
-  std::vector<double> values(static_cast<std::size_t>(dims.product()));
+// Values are drawn straight into the tensor (no staging vector of doubles: an input may be
+// gigabytes), one draw per element in order, so a seed fixes the inputs.
+Tensor random_input(const NamedVariable& input, std::mt19937_64& rng) {
+  const DType dtype = input.variable.dtype();
+  Tensor value = Tensor::empty(dtype, input.variable.type().dims);
+  const std::int64_t count = value.numel();
   std::uniform_real_distribution<double> real(-1.0, 1.0);
   std::uniform_int_distribution<int> integer(0, 9);
-  for (double& value : values) {
-    if (dtype == DType::Bool) {
-      value = integer(rng) % 2;
-    } else if (is_floating(dtype)) {
-      value = real(rng);
-    } else {
-      value = integer(rng);
+  visit_dtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T* out = static_cast<T*>(value.raw_data());
+    for (std::int64_t i = 0; i < count; ++i) {
+      if constexpr (std::is_same_v<T, bool>) {
+        out[i] = integer(rng) % 2 != 0;
+      } else if constexpr (std::is_floating_point_v<T>) {
+        out[i] = static_cast<T>(real(rng));
+      } else {
+        out[i] = static_cast<T>(integer(rng));
+      }
     }
-  }
-  return Tensor::from_doubles(dtype, dims, values);
+  });
+  return value;
 }
 
 }  // namespace
@@ -125,6 +163,7 @@ Dims parse_dims(std::string_view text) {
     dims.push_back(extent);
     start = end + 1;
   }
+  (void)checked_product(dims, fmt::format("dims '{}'", text));
   return dims;
 }
 
@@ -173,10 +212,23 @@ std::vector<Tensor> model_inputs(const ImportedModel& model,
                     "or give data with --input-data {}=FILE",
                     input.name, input.variable.type().to_string(), input.name, input.name);
       }
-      values.push_back(random_input(input.variable, rng));
+      try {
+        values.push_back(random_input(input, rng));
+      } catch (Error& error) {
+        error.add_context(fmt::format("while drawing random values for input '{}' {}", input.name,
+                                      input.variable.type().to_string()));
+        throw;
+      }
       continue;
     }
-    Tensor value = read_input_file(file->second);
+    Tensor value;
+    try {
+      value = read_input_file(file->second);
+    } catch (Error& error) {
+      error.add_context(fmt::format("while reading input '{}' from '{}'", input.name,
+                                    file->second.string()));
+      throw;
+    }
     const Type& type = input.variable.type();
     if (value.dtype() != type.dtype) {
       throw_error(ErrorKind::TypeMismatch, "input '{}' is {}, but '{}' holds {}", input.name,

@@ -4,6 +4,7 @@
 // TensorProto <-> Tensor conversion.
 #include <onnx/onnx_pb.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -13,7 +14,11 @@
 
 namespace tscope::onnx {
 
-/// The whole file; Io error naming it when it cannot be read.
+/// Most bytes read from a file without a size (a device, a pipe, a /proc file).
+inline constexpr std::uintmax_t kMaxUnsizedFileBytes = std::uintmax_t{256} << 20;
+
+/// The whole file; Io error naming it when it cannot be read, is a directory, or is not a regular
+/// file and yields more than kMaxUnsizedFileBytes.
 [[nodiscard]] std::string read_file_bytes(const std::filesystem::path& path);
 
 /// Parses a ModelProto; Parse error naming `source` when the bytes are not one.

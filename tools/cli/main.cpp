@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The tscope command line: parses arguments, calls the library, prints errors with their context
 // and maps ErrorKind to exit codes (docs/error_handling.md).
+#include <filesystem>
 #include <iostream>
+#include <new>
 #include <vector>
 
 #include "commands/commands.h"
@@ -24,6 +26,8 @@ int exit_code_for(tscope::ErrorKind kind) {
     case tscope::ErrorKind::Unsupported:
     case tscope::ErrorKind::NotDifferentiable:
       return 5;
+    case tscope::ErrorKind::OutOfMemory:
+      return 6;
     case tscope::ErrorKind::Internal:
       return 70;
   }
@@ -43,7 +47,13 @@ int main(int argc, char** argv) {
                                               tscope::cli::add_onnx_conformance_command(app),
                                               tscope::cli::add_run_command(app),
                                               tscope::cli::add_bench_command(app)};
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // --help and --version exit 0; every usage error exits 2, like BadFlag (CLI11's own codes
+    // start at 100 and differ per mistake).
+    return app.exit(error) == 0 ? 0 : 2;
+  }
   try {
     for (const auto& action : actions) {
       const int status = action();
@@ -52,6 +62,13 @@ int main(int argc, char** argv) {
   } catch (const tscope::Error& error) {
     std::cerr << "tscope: error: " << error.what() << "\n";
     return exit_code_for(error.kind());
+  } catch (const std::bad_alloc&) {
+    // Tensors report OutOfMemory with their byte count; this is any other allocation.
+    std::cerr << "tscope: error: OutOfMemory: out of memory\n";
+    return exit_code_for(tscope::ErrorKind::OutOfMemory);
+  } catch (const std::filesystem::filesystem_error& error) {
+    std::cerr << "tscope: error: Io: " << error.what() << "\n";
+    return exit_code_for(tscope::ErrorKind::Io);
   } catch (const std::exception& error) {
     std::cerr << "tscope: internal error: " << error.what() << "\n";
     return 70;

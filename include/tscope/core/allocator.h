@@ -20,8 +20,8 @@ struct AllocatorStats {
 class Allocator {
  public:
   virtual ~Allocator() = default;
-  /// Returns `bytes` of memory aligned to kTensorAlignment; throws Error(InvalidArgument) when the
-  /// request cannot be met.
+  /// Returns `bytes` of memory aligned to kTensorAlignment; throws Error(OutOfMemory) naming the
+  /// byte count when the request cannot be met.
   virtual void* allocate(std::size_t bytes) = 0;
   virtual void deallocate(void* pointer, std::size_t bytes) noexcept = 0;
 };

@@ -31,10 +31,14 @@ class Dims {
   /// Appends one dimension; throws Unsupported past kMaxRank.
   void push_back(std::int64_t value);
   void resize(int rank, std::int64_t fill = 0);
-  /// Product of all values (1 for rank 0).
-  [[nodiscard]] std::int64_t product() const noexcept {
+  /// Product of all values (1 for rank 0). Shapes from input are checked with checked_product
+  /// (checked_math.h) when they are made, so an overflow here is a missed check: it throws
+  /// Internal naming the shape rather than returning a wrapped count that sizes a short buffer.
+  [[nodiscard]] std::int64_t product() const {
     std::int64_t result = 1;
-    for (int i = 0; i < rank_; ++i) result *= values_[i];
+    for (int i = 0; i < rank_; ++i) {
+      if (__builtin_mul_overflow(result, values_[i], &result)) throw_product_overflow();
+    }
     return result;
   }
   /// "(2, 3)"; rank 0 prints "()"; negative values print as "?".
@@ -50,6 +54,8 @@ class Dims {
   }
 
  private:
+  [[noreturn]] void throw_product_overflow() const;
+
   std::array<std::int64_t, kMaxRank> values_{};
   int rank_ = 0;
 };

@@ -21,6 +21,7 @@ enum class ErrorKind {
   BadFlag,           ///< TSCOPE_FLAGS or an option holds an unknown name or bad value
   Io,                ///< a file could not be read or written
   Parse,             ///< a file's contents are malformed: truncated, corrupt or inconsistent
+  OutOfMemory,       ///< an allocation failed; the message gives the byte count
   Internal,          ///< a bug in Tensorscope
 };
 

@@ -9,6 +9,7 @@
 
 #include "tscope/core/allocator.h"
 #include "tscope/core/buffer.h"
+#include "tscope/core/checked_math.h"
 #include "tscope/core/dims.h"
 #include "tscope/core/dtype.h"
 #include "tscope/core/error.h"
@@ -20,7 +21,8 @@ class Tensor {
   /// An undefined tensor (no buffer).
   Tensor() = default;
 
-  /// Uninitialised contiguous tensor.
+  /// Uninitialised contiguous tensor. Throws InvalidArgument when the shape has a negative extent
+  /// or its byte count overflows (checked_byte_count), OutOfMemory when the allocation fails.
   [[nodiscard]] static Tensor empty(DType dtype, const Dims& shape,
                                     Allocator& allocator = default_allocator());
   [[nodiscard]] static Tensor zeros(DType dtype, const Dims& shape);
@@ -40,9 +42,9 @@ class Tensor {
   [[nodiscard]] const Dims& strides() const noexcept { return strides_; }
   [[nodiscard]] std::int64_t offset() const noexcept { return offset_; }
   [[nodiscard]] int rank() const noexcept { return shape_.rank(); }
-  [[nodiscard]] std::int64_t numel() const noexcept { return shape_.product(); }
+  [[nodiscard]] std::int64_t numel() const { return shape_.product(); }
   /// numel * itemsize: the bytes this tensor's elements occupy (not the buffer's size).
-  [[nodiscard]] std::int64_t nbytes() const noexcept {
+  [[nodiscard]] std::int64_t nbytes() const {
     return numel() * static_cast<std::int64_t>(dtype_size(dtype_));
   }
   [[nodiscard]] bool is_contiguous() const noexcept;
@@ -76,7 +78,8 @@ class Tensor {
   /// "float32 (2, 3) [[1, 2, 3], [4, 5, 6]]" (elements elided beyond `max_elements`).
   [[nodiscard]] std::string to_string(int max_elements = 64) const;
 
-  /// Adopts `buffer` (which must be large enough) as storage of a contiguous tensor.
+  /// Adopts `buffer` as storage of a contiguous tensor; a buffer too small for the shape is a bug
+  /// (Internal).
   [[nodiscard]] static Tensor over_buffer(std::shared_ptr<Buffer> buffer, DType dtype,
                                           const Dims& shape);
 
@@ -92,9 +95,10 @@ class Tensor {
 
 template <class T>
 Tensor Tensor::from_vector(const Dims& shape, const std::vector<T>& values) {
-  if (static_cast<std::int64_t>(values.size()) != shape.product()) {
+  const std::int64_t count = checked_product(shape, "Tensor::from_vector");
+  if (static_cast<std::int64_t>(values.size()) != count) {
     throw_error(ErrorKind::ShapeMismatch, "{} values given for shape {} ({} elements)",
-                values.size(), shape.to_string(), shape.product());
+                values.size(), shape.to_string(), count);
   }
   Tensor tensor = empty(kDTypeOf<T>, shape);
   T* out = tensor.data<T>();

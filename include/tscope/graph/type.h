@@ -3,6 +3,7 @@
 /// The static type of a Variable: dtype, rank and the dimensions known at graph-build time.
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "tscope/core/dims.h"
 #include "tscope/core/dtype.h"
@@ -29,6 +30,11 @@ struct Type {
 
   friend bool operator==(const Type& a, const Type& b) noexcept = default;
 };
+
+/// Throws InvalidArgument naming `what` and the dims when a known dim is negative or the known
+/// dims' byte count overflows (checked_byte_count). Run on every input and inferred type, so
+/// static shapes are safe to multiply afterwards.
+void check_type_extents(const Type& type, std::string_view what);
 
 /// A type with all dims unknown.
 [[nodiscard]] Type unknown_dims_type(DType dtype, int rank);

@@ -83,7 +83,8 @@ class Variable {
   std::shared_ptr<VariableNode> node_;
 };
 
-/// Creates a graph input; `dims` entries may be kUnknownDim.
+/// Creates a graph input; `dims` entries may be kUnknownDim. Throws InvalidArgument naming the
+/// input when another dim is negative or the byte count overflows (check_type_extents).
 [[nodiscard]] Variable make_input(DType dtype, const Dims& dims, std::string name,
                                   const std::source_location& location);
 /// Creates a constant holding `value`.

@@ -36,7 +36,8 @@ inline constexpr std::int64_t kMinOpset = 1;
 inline constexpr std::int64_t kMaxOpset = 17;
 
 struct ImportOptions {
-  /// Dims for graph inputs, by input name; they replace the declared (possibly symbolic) dims.
+  /// Dims for graph inputs, by input name; they replace the declared (possibly symbolic) dims. A
+  /// name that is no graph input is an InvalidArgument error listing the inputs.
   std::map<std::string, Dims, std::less<>> input_dims;
   /// Initializers become constants instead of shared variables.
   bool initializers_as_constants = false;

@@ -21,8 +21,9 @@ struct ProfileDocument {
 [[nodiscard]] std::string to_json_text(const std::vector<Profile>& profiles,
                                        const TextReportOptions& report);
 
-/// Parses a document written by to_json_text. Throws Error(InvalidArgument) naming `source`
-/// when the text is not JSON, not a tscope profile, or of a newer schema version.
+/// Parses a document written by to_json_text. Throws Error(Parse) naming `source` (and the field,
+/// for a value of the wrong type) when the text is not JSON, not a tscope profile, of another
+/// schema version, or does not follow the schema.
 [[nodiscard]] ProfileDocument parse_profile_json(std::string_view text, std::string_view source);
 
 }  // namespace tscope::profile

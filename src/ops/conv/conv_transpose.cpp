@@ -11,6 +11,7 @@
 #include "conv_geometry.h"
 #include "conv_nodes.h"
 #include "dnnl_accepts.h"
+#include "tscope/core/checked_math.h"
 #include "tscope/graph/apply.h"
 #include "tscope/graph/op_registry.h"
 #include "tscope/graph/type.h"
@@ -46,7 +47,7 @@ Dims transpose_output_shape(const Attrs& attrs, const Dims& x, const Dims& w,
     throw_error(ErrorKind::ShapeMismatch, "{}: x {} has {} channels but w {} expects {}", label,
                 x.to_string(), x[1], w.to_string(), w[0]);
   }
-  Dims out{x[0], w[1] == kUnknownDim ? kUnknownDim : w[1] * groups};
+  Dims out{x[0], w[1] == kUnknownDim ? kUnknownDim : checked_mul(w[1], groups, label)};
   for (std::size_t axis = 0; axis < static_cast<std::size_t>(rank); ++axis) {
     const std::int64_t extra = output_padding[axis];
     if (extra < 0 || extra >= window.stride[axis]) {
@@ -60,8 +61,14 @@ Dims transpose_output_shape(const Attrs& attrs, const Dims& x, const Dims& w,
       out.push_back(kUnknownDim);
       continue;
     }
-    const std::int64_t extent = (in - 1) * window.stride[axis] - window.pad_begin[axis] -
-                                window.pad_end[axis] + (k - 1) * window.dilation[axis] + 1 + extra;
+    // Checked: strides, dilations and pads are model attributes. Both sums are non-negative, so
+    // their difference cannot wrap.
+    const std::int64_t grown = checked_add(
+        checked_add(checked_mul(in - 1, window.stride[axis], label),
+                    checked_mul(k - 1, window.dilation[axis], label), label),
+        1 + extra, label);
+    const std::int64_t extent =
+        grown - checked_add(window.pad_begin[axis], window.pad_end[axis], label);
     if (in < 1 || extent < 1) {
       throw_error(ErrorKind::ShapeMismatch,
                   "{}: x {} and w {}: spatial axis {} would have extent {} after the pads", label,

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "tscope/core/checked_math.h"
 #include "tscope/core/error.h"
 #include "tscope/graph/type.h"
 
@@ -99,7 +100,11 @@ Window resolve_window(const WindowAttrs& attrs, const Spatial& input, const Spat
     const std::int64_t in = input[axis];
     const std::int64_t k = kernel[axis];
     const std::int64_t s = attrs.stride[axis];
-    const std::int64_t extent = k == kUnknownDim ? kUnknownDim : (k - 1) * attrs.dilation[axis] + 1;
+    // Checked: kernel, dilation, stride and pads come from model attributes.
+    constexpr std::string_view kWhat = "convolution window";
+    const std::int64_t extent =
+        k == kUnknownDim ? kUnknownDim
+                         : checked_add(checked_mul(k - 1, attrs.dilation[axis], kWhat), 1, kWhat);
     std::int64_t& begin = window.pad_begin[axis];
     std::int64_t& end = window.pad_end[axis];
     std::int64_t& out = window.output[axis];
@@ -110,17 +115,18 @@ Window resolve_window(const WindowAttrs& attrs, const Spatial& input, const Spat
       begin = end = extent == kUnknownDim ? kUnknownDim : extent - 1;
     } else if (attrs.mode == Padding::Mode::Same) {
       // TensorFlow's / ONNX SAME_UPPER rule: the output keeps ceil(in / stride) positions.
-      if (in != kUnknownDim) out = (in + s - 1) / s;
+      if (in != kUnknownDim) out = checked_add(in, s - 1, kWhat) / s;
       if (in == kUnknownDim || extent == kUnknownDim) {
         begin = end = kUnknownDim;
         continue;
       }
-      const std::int64_t total = std::max<std::int64_t>((out - 1) * s + extent - in, 0);
+      const std::int64_t total =
+          std::max<std::int64_t>(checked_add((out - 1) * s, extent, kWhat) - in, 0);
       begin = total / 2;
       end = total - begin;
     }
     if (in == kUnknownDim || extent == kUnknownDim) continue;
-    const std::int64_t padded = in + begin + end;
+    const std::int64_t padded = checked_add(checked_add(in, begin, kWhat), end, kWhat);
     if (padded < extent) {
       if (window.problem.empty()) {
         window.problem = fmt::format(

@@ -3,6 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <new>
+
+#include "tscope/core/checked_math.h"
+
 namespace tscope::ops::detail {
 namespace {
 struct ArrayAxes {
@@ -109,7 +113,9 @@ AdvancedPlan plan_advanced(const KernelContext& ctx,
       throw;
     }
   }
-  const std::int64_t batch_count = batch.product();
+  // Index arrays of fitting sizes can broadcast to a count that does not fit.
+  const std::int64_t batch_count =
+      checked_product(batch, fmt::format("{}: the broadcast index arrays", op_name));
   // values[k][b]: the (non-negative) index of array k at broadcast position b.
   std::vector<std::vector<std::int64_t>> values(static_cast<std::size_t>(array_count));
   for (int k = 0; k < array_count; ++k) {
@@ -123,7 +129,12 @@ AdvancedPlan plan_advanced(const KernelContext& ctx,
       if (array.shape()[a] != 1) own_strides[lead + a] = contiguous[a];
     }
     auto& broadcast = values[static_cast<std::size_t>(k)];
-    broadcast.resize(static_cast<std::size_t>(batch_count));
+    try {
+      broadcast.resize(static_cast<std::size_t>(batch_count));
+    } catch (const std::bad_alloc&) {
+      throw_error(ErrorKind::OutOfMemory, "{}: out of memory allocating {} indices of {}",
+                  op_name, batch_count, batch.to_string());
+    }
     for (std::int64_t b = 0; b < batch_count; ++b) {
       broadcast[static_cast<std::size_t>(b)] =
           own[static_cast<std::size_t>(strided_offset(batch, own_strides, b))];

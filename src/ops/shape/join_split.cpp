@@ -9,6 +9,7 @@
 
 #include "../broadcast_grad.h"
 #include "shape_values.h"
+#include "tscope/core/checked_math.h"
 #include "tscope/graph/apply.h"
 #include "tscope/graph/constructors.h"
 #include "tscope/graph/op_registry.h"
@@ -44,7 +45,9 @@ std::vector<Type> infer_join(const InferContext& ctx) {
     for (int a = 0; a < rank; ++a) {
       const std::int64_t extent = type.dims[a];
       if (a == axis) {
-        dims[a] = (dims[a] == kUnknownDim || extent == kUnknownDim) ? kUnknownDim : dims[a] + extent;
+        dims[a] = (dims[a] == kUnknownDim || extent == kUnknownDim)
+                      ? kUnknownDim
+                      : checked_add(dims[a], extent, "Join: output extent");
       } else if (dims[a] == kUnknownDim) {
         dims[a] = extent;
       } else if (extent != kUnknownDim && extent != dims[a]) {
@@ -81,7 +84,7 @@ void compute_join(KernelContext& ctx) {
                     axis, a, shapes);
       }
     }
-    shape[axis] += other[axis];
+    shape[axis] = checked_add(shape[axis], other[axis], "Join: output extent");
   }
   Tensor& out = ctx.allocate_output(0, dtype, shape);
   std::int64_t outer = 0;
@@ -153,7 +156,7 @@ std::vector<Type> infer_split(const InferContext& ctx) {
   for (const auto& size : *sizes) {
     if (size && *size < 0) throw_error(ErrorKind::InvalidArgument, "Split: negative size {}", *size);
     all_known = all_known && size.has_value();
-    total += size.value_or(0);
+    total = checked_add(total, size.value_or(0), "Split: sum of the sizes");
     Type piece = x;
     piece.dims[axis] = size.value_or(kUnknownDim);
     outputs.push_back(piece);
@@ -177,7 +180,7 @@ void compute_split(KernelContext& ctx) {
   for (std::int64_t i = 0; i < sizes.numel(); ++i) {
     const auto size = static_cast<std::int64_t>(sizes.at(i));
     if (size < 0) throw_error(ErrorKind::InvalidArgument, "Split: negative size {}", size);
-    total += size;
+    total = checked_add(total, size, "Split: sum of the sizes");
   }
   if (total != x.shape()[axis]) {
     throw_error(ErrorKind::ShapeMismatch, "Split: sizes add up to {}, but axis {} of {} has {}",

@@ -115,7 +115,7 @@ TEST(JsonRoundTrip, BadDocumentsAreRejectedWithTheirName) {
     try {
       (void)profile::parse_profile_json(text, "bad.json");
     } catch (const Error& error) {
-      EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+      EXPECT_EQ(error.kind(), ErrorKind::Parse);
       return std::string(error.what());
     }
     return std::string("no error");
@@ -127,6 +127,15 @@ TEST(JsonRoundTrip, BadDocumentsAreRejectedWithTheirName) {
             std::string::npos);
   EXPECT_NE(message(R"({"format": "tscope-profile", "schema_version": 1, "profiles": 3})")
                 .find("does not follow the profile schema"),
+            std::string::npos);
+  // Values of the wrong JSON type name the field (they used to escape as nlohmann exceptions).
+  EXPECT_NE(message(R"({"format": 5})").find("is not a tscope profile"), std::string::npos);
+  EXPECT_NE(message(R"({"format": "tscope-profile", "schema_version": "1"})")
+                .find("\"schema_version\" must be an integer, not \"1\""),
+            std::string::npos);
+  EXPECT_NE(message(R"({"format": "tscope-profile", "schema_version": 1,
+                        "profiles": [{"title": 7}]})")
+                .find("/profiles/0/title"),
             std::string::npos);
 }
 

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "onnx_model_commands.h"
 #include "tscope/runtime/function.h"
+#include "validators.h"
 
 namespace tscope::cli {
 namespace {
@@ -64,9 +65,9 @@ Action add_bench_command(CLI::App& app) {
       "bench", "Time inference of an ONNX model (profiler off): min and median ms per call");
   command->add_option("model", settings->model.model_path, "the .onnx file")->required();
   add_onnx_model_options(command, settings->model);
-  command->add_option("--iters", settings->iterations, "timed calls")->check(CLI::PositiveNumber);
+  command->add_option("--iters", settings->iterations, "timed calls")->check(positive());
   command->add_option("--warmup", settings->warmup, "untimed calls first")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   return [command, settings]() {
     if (!command->parsed()) return -1;
     return run_bench(*settings);

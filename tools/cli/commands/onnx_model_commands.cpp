@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <system_error>
 
 #include "commands.h"
 #include "library_setup.h"
@@ -17,6 +18,7 @@
 #include "tscope/profile/json_export.h"
 #include "tscope/profile/min_peak_search.h"
 #include "tscope/runtime/function.h"
+#include "validators.h"
 
 namespace tscope::cli {
 
@@ -31,8 +33,13 @@ LoadedOnnxModel load_onnx_model(const OnnxModelSettings& settings) {
   // compile time (PackConvWeights folding) instead of on every call.
   options.initializers_as_constants = true;
   for (const std::string& assignment : settings.input_dims) {
-    auto [name, dims] = onnx::split_assignment(assignment, "--input");
-    options.input_dims[name] = onnx::parse_dims(dims);
+    try {
+      auto [name, dims] = onnx::split_assignment(assignment, "--input");
+      options.input_dims[name] = onnx::parse_dims(dims);
+    } catch (Error& error) {
+      error.add_context(fmt::format("in --input {}", assignment));
+      throw;
+    }
   }
   std::map<std::string, std::filesystem::path, std::less<>> files;
   for (const std::string& assignment : settings.input_data) {
@@ -51,7 +58,7 @@ void add_onnx_model_options(CLI::App* command, OnnxModelSettings& settings) {
                       "data of an input from a .pb (TensorProto) or .npy file: NAME=FILE "
                       "(repeatable); other inputs get random values");
   command->add_option("--threads", settings.threads, "BLAS and OpenMP threads (default: the libraries')")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   command->add_option("--seed", settings.seed, "seed of the random inputs");
   command->add_option("--channel-block", settings.channel_block,
                       "channels per block of the blocked convolution layout, 8 or 16 (default: "
@@ -96,6 +103,20 @@ int profile_onnx_model(const OnnxModelSettings& model_settings,
   return 0;
 }
 
+namespace {
+void create_save_directory(const std::filesystem::path& directory) {
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  if (!error && !std::filesystem::is_directory(directory, error)) {
+    error = std::make_error_code(std::errc::not_a_directory);
+  }
+  if (error) {
+    throw_error(ErrorKind::Io, "--save: cannot create the directory '{}': {}", directory.string(),
+                error.message());
+  }
+}
+}  // namespace
+
 Action add_run_command(CLI::App& app) {
   struct Settings {
     OnnxModelSettings model;
@@ -103,8 +124,10 @@ Action add_run_command(CLI::App& app) {
     int max_elements = 16;
   };
   auto settings = std::make_shared<Settings>();
-  CLI::App* command =
-      app.add_subcommand("run", "Run one inference of an ONNX model and print its outputs");
+  CLI::App* command = app.add_subcommand(
+      "run",
+      "Run one inference of an ONNX model and print its outputs (with TSCOPE_FLAGS=profile=true, "
+      "also its profile, at exit)");
   command->add_option("model", settings->model.model_path, "the .onnx file")->required();
   add_onnx_model_options(command, settings->model);
   command->add_option("--save", settings->save_directory,
@@ -113,18 +136,19 @@ Action add_run_command(CLI::App& app) {
                       "values printed per output");
   return [command, settings]() {
     if (!command->parsed()) return -1;
+    // Before the inference, which may take long: a --save path that cannot be a directory (an
+    // existing file, /proc) fails now.
+    if (!settings->save_directory.empty()) create_save_directory(settings->save_directory);
     const LoadedOnnxModel loaded = load_onnx_model(settings->model);
     FunctionOptions options;
     options.name = loaded.model.source;
-    options.profile = false;
+    // options.profile keeps its default, TSCOPE_FLAGS' profile: with profile=true the function
+    // joins the process-wide profiles, printed at exit to profiling.destination.
     options.channel_block = settings->model.channel_block;
     options.winograd = !settings->model.no_winograd;
     Function inference =
         function(loaded.model.input_variables(), loaded.model.output_variables(), {}, options);
     const std::vector<Tensor> outputs = inference(loaded.inputs);
-    if (!settings->save_directory.empty()) {
-      std::filesystem::create_directories(settings->save_directory);
-    }
     for (std::size_t k = 0; k < outputs.size(); ++k) {
       const std::string& name = loaded.model.outputs[k].name;
       std::cout << fmt::format("{}: {} {}\n  {}\n", name, dtype_name(outputs[k].dtype()),

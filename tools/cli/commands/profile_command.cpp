@@ -17,6 +17,7 @@
 #include "tscope/profile/json_export.h"
 #include "tscope/profile/min_peak_search.h"
 #include "tscope/profile/report_text.h"
+#include "validators.h"
 
 namespace tscope::cli {
 namespace {
@@ -65,17 +66,17 @@ Action add_profile_command(CLI::App& app) {
                       "(784-512-512-10, batch 64)")
       ->check(CLI::IsMember({"voxel", "mlp"}));
   command->add_option("--iters", settings->inference.iterations, "timed inferences (ONNX model)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   command->add_option("--warmup", settings->inference.warmup,
                       "untimed inferences before them (ONNX model)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   add_onnx_model_options(command, settings->model);
-  command->add_option("--steps", settings->steps, "training steps")->check(CLI::PositiveNumber);
-  command->add_option("--batch", settings->batch_size, "batch size")->check(CLI::PositiveNumber);
+  command->add_option("--steps", settings->steps, "training steps")->check(positive());
+  command->add_option("--batch", settings->batch_size, "batch size")->check(positive());
   command->add_option("--n-ops", settings->n_ops, "rows in the Class and Ops tables")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   command->add_option("--n-apply", settings->n_apply, "rows in the Apply table")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   command->add_flag("--dist", settings->distribution,
                     "add min/max time columns to the Apply table");
   command->add_flag("--io", settings->io,

@@ -9,6 +9,7 @@
 #include "tscope/profile/atomic_file.h"
 #include "tscope/profile/json_export.h"
 #include "tscope/profile/report_text.h"
+#include "validators.h"
 
 namespace tscope::cli {
 
@@ -28,9 +29,9 @@ Action add_report_command(CLI::App& app) {
   command
       ->add_option("--n-ops", settings->n_ops,
                    "rows in the Class and Ops tables (default: as saved)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   command->add_option("--n-apply", settings->n_apply, "rows in the Apply table (default: as saved)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   command->add_flag("--by-signature", settings->by_signature,
                     "list every node's time per input signature (dtypes, shapes, strides)");
   return [command, settings]() {
