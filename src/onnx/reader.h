@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Reading ONNX protobuf messages: whole files, ModelProto parsing with clear errors, and
+// Reading ONNX protobuf messages: ModelProto parsing with clear errors (files through
+// read_file_bytes, tscope/core/file_io.h), and
 // TensorProto <-> Tensor conversion.
 #include <onnx/onnx_pb.h>
 
@@ -10,16 +11,10 @@
 #include <string_view>
 
 #include "tscope/core/dtype.h"
+#include "tscope/core/file_io.h"
 #include "tscope/core/tensor.h"
 
 namespace tscope::onnx {
-
-/// Most bytes read from a file without a size (a device, a pipe, a /proc file).
-inline constexpr std::uintmax_t kMaxUnsizedFileBytes = std::uintmax_t{256} << 20;
-
-/// The whole file; Io error naming it when it cannot be read, is a directory, or is not a regular
-/// file and yields more than kMaxUnsizedFileBytes.
-[[nodiscard]] std::string read_file_bytes(const std::filesystem::path& path);
 
 /// Parses a ModelProto; Parse error naming `source` when the bytes are not one.
 [[nodiscard]] ::onnx::ModelProto parse_model(std::string_view bytes, std::string_view source);

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "tscope/core/error.h"
+#include "tscope/core/file_io.h"
 
 namespace tscope::profile {
 namespace {
@@ -144,38 +145,6 @@ void check_output_path(const std::string& path) {
   }
 }
 
-std::string read_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw_error(ErrorKind::Io, "cannot open '{}': {}", path, std::strerror(errno));
-  struct stat status {};
-  if (::fstat(fd, &status) != 0 || S_ISDIR(status.st_mode)) {
-    ::close(fd);
-    throw_error(ErrorKind::Io, "cannot read '{}': it is a directory", path);
-  }
-  // A regular file is read up to its size; anything else up to a limit, so that /dev/zero or an
-  // endless pipe ends in an error instead of reading forever.
-  const bool regular = S_ISREG(status.st_mode);
-  const std::int64_t limit = regular ? static_cast<std::int64_t>(status.st_size) : kMaxStreamReadBytes;
-  std::string text;
-  char chunk[1 << 16];
-  for (;;) {
-    const ssize_t got = ::read(fd, chunk, sizeof(chunk));
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      const int saved = errno;
-      ::close(fd);
-      throw_error(ErrorKind::Io, "cannot read '{}': {}", path, std::strerror(saved));
-    }
-    if (got == 0) break;
-    text.append(chunk, static_cast<std::size_t>(got));
-    if (!regular && static_cast<std::int64_t>(text.size()) > limit) {
-      ::close(fd);
-      throw_error(ErrorKind::Io, "cannot read '{}': not a regular file and longer than {} bytes",
-                  path, kMaxStreamReadBytes);
-    }
-  }
-  ::close(fd);
-  return text;
-}
+std::string read_file(const std::string& path) { return read_file_bytes(path); }
 
 }  // namespace tscope::profile

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <new>
 #include <unordered_set>
 
 #include "tscope/profile/tick_clock.h"
@@ -266,6 +267,11 @@ void Program::run(Frame& frame, const ProfileSink& sink) const {
     const std::string context = "in " + nodes_[index]->describe();
     if (error.context().empty() || error.context().front() != context) error.add_context(context);
     throw;
+  } catch (const std::bad_alloc&) {
+    // Scratch a kernel allocates itself (not through the allocator, which raises OutOfMemory).
+    if (pool != nullptr) pool->clear();
+    throw Error(ErrorKind::OutOfMemory, "out of memory in a kernel's own scratch")
+        .add_context("in " + nodes_[index]->describe());
   } catch (const std::exception& error) {
     if (pool != nullptr) pool->clear();
     throw Error(ErrorKind::Internal, fmt::format("kernel threw: {}", error.what()))

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// Output helpers of the profile writers.
-#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -28,12 +27,8 @@ void check_output_path(const std::string& path);
 /// stderr/stdout on exit paths).
 void write_all_to_fd(int fd, std::string_view text) noexcept;
 
-/// The most read_file() reads from a file that is not a regular file (a device or a pipe, whose
-/// size is unknown): 1 GiB.
-inline constexpr std::int64_t kMaxStreamReadBytes = std::int64_t{1} << 30;
-
-/// Reads a whole file. Throws Error(Io) naming the path: it cannot be opened, is a directory,
-/// or is not a regular file and holds more than kMaxStreamReadBytes.
+/// Reads a whole file (read_file_bytes: Error(Io) naming the path when it cannot be opened, is a
+/// directory, or is a device or pipe yielding more than kMaxUnsizedFileBytes).
 [[nodiscard]] std::string read_file(const std::string& path);
 
 }  // namespace tscope::profile
