@@ -6,7 +6,7 @@
 namespace tscope {
 
 void BufferPool::give(std::shared_ptr<Buffer>&& buffer) noexcept {
-  if (buffer == nullptr || buffer.use_count() != 1 || buffer->size_bytes() > kMaxBufferBytes ||
+  if (!held_only_here(buffer) || buffer->size_bytes() > kMaxBufferBytes ||
       buffers_.size() == kMaxBuffers) {
     buffer.reset();
     return;

@@ -33,7 +33,7 @@ Tensor& KernelContext::allocate_output(int index, DType dtype, const Dims& shape
   // Steady state of a repeated call: the slot already holds an unshared contiguous tensor of this
   // exact dtype and shape, so nothing needs to change (the VM's per-node fast path).
   if (slot.defined() && slot.dtype() == dtype && slot.shape() == shape && slot.offset() == 0 &&
-      slot.buffer().use_count() == 1 && slot.is_contiguous()) {
+      held_only_here(slot.buffer()) && slot.is_contiguous()) {
     return slot;
   }
   // Checked once per allocation: kernels compute output shapes from input values (Reshape,
@@ -42,7 +42,7 @@ Tensor& KernelContext::allocate_output(int index, DType dtype, const Dims& shape
       static_cast<std::size_t>(checked_byte_count(shape, dtype, "output " + std::to_string(index)));
   const std::shared_ptr<Buffer>& buffer = slot.buffer();
   // Reuse only a buffer no one else sees: a caller holding last call's result keeps it intact.
-  if (buffer != nullptr && buffer.use_count() == 1 && buffer->size_bytes() >= needed &&
+  if (held_only_here(buffer) && buffer->size_bytes() >= needed &&
       buffer->size_bytes() <= 2 * needed + kTensorAlignment) {
     slot = Tensor::over_buffer(buffer, dtype, shape);
     return slot;

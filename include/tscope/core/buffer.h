@@ -1,10 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// A block of tensor memory owned through shared_ptr; views share it.
+#include <atomic>
 #include <cstddef>
 #include <memory>
 
 #include "tscope/core/allocator.h"
+
+#if defined(__SANITIZE_THREAD__)
+#define TSCOPE_THREAD_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TSCOPE_THREAD_SANITIZER 1
+#endif
+#endif
 
 namespace tscope {
 
@@ -23,5 +32,22 @@ class Buffer {
   std::size_t size_bytes_;
   void* data_;
 };
+
+/// Whether `buffer` is held by this reference alone, so that its contents may be overwritten.
+/// The last other holder may have read the data on another thread (a result returned by a call,
+/// dropped by whichever thread used it): shared_ptr::use_count() is a relaxed read, so an acquire
+/// is added after it, making that thread's reads happen before the caller's writes.
+[[nodiscard]] inline bool held_only_here(const std::shared_ptr<Buffer>& buffer) noexcept {
+  if (buffer == nullptr || buffer.use_count() != 1) return false;
+#if defined(TSCOPE_THREAD_SANITIZER)
+  // ThreadSanitizer does not model fences: an acquire-release operation on the count itself (a
+  // reference taken and dropped) gives it the same ordering.
+  std::shared_ptr<Buffer> probe = buffer;
+  probe.reset();
+#else
+  std::atomic_thread_fence(std::memory_order_acquire);  // no instruction on x86
+#endif
+  return true;
+}
 
 }  // namespace tscope

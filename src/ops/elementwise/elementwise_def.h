@@ -160,7 +160,7 @@ bool run_steady_state(KernelContext& ctx) {
       return false;
     }
     Tensor& out = ctx.output(0);
-    if (!out.defined() || out.buffer().use_count() != 1) return false;
+    if (!out.defined() || !held_only_here(out.buffer())) return false;
     std::array<const Tensor*, K> inputs{};
     for (std::size_t k = 0; k < K; ++k) {
       inputs[k] = &ctx.input(static_cast<int>(k));
