@@ -191,4 +191,9 @@ std::vector<Tensor> model_inputs(const ImportedModel& model,
   return values;
 }
 
+// Kept apart from read_npy so that tests and the fuzz target reach the parser without a file.
+Tensor read_npy_bytes(const std::string& bytes, const std::filesystem::path& source) {
+  return read_npy(bytes, source);
+}
+
 }  // namespace tscope::onnx
