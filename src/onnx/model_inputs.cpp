@@ -7,6 +7,7 @@
 #include <cstring>
 #include <random>
 
+#include "bool_bytes.h"
 #include "reader.h"
 #include "tscope/core/error.h"
 
@@ -88,6 +89,8 @@ Tensor read_npy(const std::string& bytes, const std::filesystem::path& path) {
   }
   Tensor out = Tensor::empty(dtype, shape);
   if (needed > 0) std::memcpy(out.raw_data(), bytes.data() + data_start, needed);
+  // NumPy reads any non-zero byte of a '|b1' array as True; in C++ only 0 and 1 are bools.
+  if (dtype == DType::Bool) normalize_bool_bytes(out);
   return out;
 }
 
