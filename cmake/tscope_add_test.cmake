@@ -7,5 +7,9 @@ function(tscope_add_test)
   add_executable(${ARG_NAME} ${ARG_SOURCES})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_LIBS} tscope_test_support GTest::gtest
                                             GTest::gtest_main tscope_warnings tscope_sanitizers)
-  gtest_discover_tests(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+  # TSCOPE_FLAGS sets FunctionOptions' defaults: set empty, so that the shell a test runs from
+  # cannot change its outcome. A test about the flags sets them itself.
+  gtest_discover_tests(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" ENVIRONMENT "TSCOPE_FLAGS="
+                       DISCOVERY_TIMEOUT 60)
 endfunction()
+
