@@ -11,7 +11,7 @@ option(TSCOPE_BUILD_TESTS "Build the GoogleTest suites" ${_tscope_top_level})
 option(TSCOPE_BUILD_BENCHMARKS "Build the Google Benchmark binaries" OFF)
 option(TSCOPE_WERROR "Treat compiler warnings as errors" OFF)
 set(TSCOPE_SANITIZE "" CACHE STRING "Semicolon list of sanitizers (address;undefined;thread)")
-option(TSCOPE_BUILD_FUZZERS "Build the libFuzzer targets (clang only; scripts/fuzz_onnx)" OFF)
+option(TSCOPE_BUILD_FUZZERS "Build the libFuzzer targets (clang only; scripts/fuzz)" OFF)
 if(TSCOPE_BUILD_FUZZERS)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     message(FATAL_ERROR "TSCOPE_BUILD_FUZZERS needs clang (libFuzzer): use the dev preset or "

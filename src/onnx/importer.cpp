@@ -301,16 +301,19 @@ ImportedModel import_model(const std::filesystem::path& path, const ImportOption
 }
 
 Tensor read_tensor_file(const std::filesystem::path& path) {
-  const std::string bytes = read_file_bytes(path);
+  return read_tensor_bytes(read_file_bytes(path), path.string());
+}
+
+Tensor read_tensor_bytes(std::string_view bytes, std::string_view source) {
   ::onnx::TensorProto proto;
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
       !proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    throw_error(ErrorKind::Parse, "'{}' is not a serialized ONNX TensorProto", path.string());
+    throw_error(ErrorKind::Parse, "'{}' is not a serialized ONNX TensorProto", source);
   }
   try {
     return tensor_from_proto(proto);
   } catch (Error& error) {
-    error.add_context(fmt::format("while reading tensor file '{}'", path.string()));
+    error.add_context(fmt::format("while reading tensor file '{}'", source));
     throw;
   }
 }

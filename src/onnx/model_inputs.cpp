@@ -8,6 +8,7 @@
 #include <random>
 #include <type_traits>
 
+#include "bool_bytes.h"
 #include "reader.h"
 #include "tscope/core/checked_math.h"
 #include "tscope/core/error.h"
@@ -120,6 +121,8 @@ Tensor read_npy(const std::string& bytes, const std::filesystem::path& path) {
   }
   Tensor out = Tensor::empty(dtype, shape);
   if (needed > 0) std::memcpy(out.raw_data(), bytes.data() + data_start, needed);
+  // NumPy reads any non-zero byte of a '|b1' array as True; in C++ only 0 and 1 are bools.
+  if (dtype == DType::Bool) normalize_bool_bytes(out);
   return out;
 }
 
@@ -241,6 +244,11 @@ std::vector<Tensor> model_inputs(const ImportedModel& model,
     values.push_back(std::move(value));
   }
   return values;
+}
+
+// Kept apart from read_npy so that tests and the fuzz target reach the parser without a file.
+Tensor read_npy_bytes(const std::string& bytes, const std::filesystem::path& source) {
+  return read_npy(bytes, source);
 }
 
 }  // namespace tscope::onnx

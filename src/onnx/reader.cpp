@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 
+#include "bool_bytes.h"
 #include "tscope/core/error.h"
 
 namespace tscope::onnx {
@@ -113,6 +114,8 @@ Tensor tensor_from_proto(const TensorProto& proto) {
     }
     Tensor out = Tensor::empty(dtype, shape);
     if (!raw.empty()) std::memcpy(out.raw_data(), raw.data(), raw.size());
+    // A bool is one byte in raw_data; a byte other than 0 or 1 is no valid C++ bool.
+    if (dtype == DType::Bool) normalize_bool_bytes(out);
     return out;
   }
   const int stored = typed_field_size(proto, proto.data_type());

@@ -77,11 +77,15 @@ VerifyGradResult verify_grad(const std::function<Variable(const std::vector<Vari
       const double rel_error = abs_error / std::max(std::abs(numeric), std::abs(exact));
       result.max_abs_error = std::max(result.max_abs_error, abs_error);
       if (std::isfinite(rel_error)) result.max_rel_error = std::max(result.max_rel_error, rel_error);
-      if (abs_error > options.atol + options.rtol * std::abs(numeric) && result.ok) {
+      // A NaN compares false with everything, so `abs_error > tolerance` alone would pass a NaN
+      // gradient: any non-finite value is a failure in its own right.
+      const bool finite = std::isfinite(numeric) && std::isfinite(exact);
+      if ((!finite || abs_error > options.atol + options.rtol * std::abs(numeric)) && result.ok) {
         result.ok = false;
         result.message = fmt::format(
-            "input {} element {}: analytic gradient {:.10g}, numeric {:.10g} (abs error {:.3g})",
-            input_index, element, exact, numeric, abs_error);
+            "input {} element {}: analytic gradient {:.10g}, numeric {:.10g} ({})", input_index,
+            element, exact, numeric,
+            finite ? fmt::format("abs error {:.3g}", abs_error) : std::string("not finite"));
       }
     }
   }

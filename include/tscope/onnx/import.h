@@ -75,6 +75,8 @@ struct ImportedModel {
 
 /// Reads a serialized TensorProto file (.pb), the format of ONNX's test data.
 [[nodiscard]] Tensor read_tensor_file(const std::filesystem::path& path);
+/// Parses a serialized TensorProto held in memory; `source` names it in errors.
+[[nodiscard]] Tensor read_tensor_bytes(std::string_view bytes, std::string_view source);
 
 /// ONNX op types (default domain) the importer converts, sorted.
 [[nodiscard]] std::vector<std::string> supported_op_types();

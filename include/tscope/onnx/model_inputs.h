@@ -25,6 +25,8 @@ namespace tscope::onnx {
 /// A tensor from a .pb (TensorProto) or .npy file (little-endian, C order, the dtypes Tensorscope
 /// has); Parse error naming the file when it is malformed.
 [[nodiscard]] Tensor read_input_file(const std::filesystem::path& path);
+/// A tensor from the bytes of a .npy file held in memory; `source` names it in errors.
+[[nodiscard]] Tensor read_npy_bytes(const std::string& bytes, const std::filesystem::path& source);
 
 /// Writes `value` as a serialized TensorProto named `name`.
 void write_tensor_file(const std::filesystem::path& path, const Tensor& value,

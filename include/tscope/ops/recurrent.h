@@ -14,6 +14,7 @@
 /// Bidirectional layers are two ops (one with `reverse`) whose outputs the caller stacks. The
 /// gradient ops are not differentiable again (second-order gradients of recurrent ops throw
 /// NotDifferentiable).
+#include <cstdint>
 #include <source_location>
 
 #include "tscope/graph/variable.h"
@@ -83,5 +84,12 @@ RecurrentResult gru(const Variable& x, const Variable& w, const Variable& r,
 RecurrentResult lstm(const Variable& x, const Variable& w, const Variable& r,
                      const LstmOptions& options = {},
                      const std::source_location& location = std::source_location::current());
+
+namespace ops::detail {
+/// How many threads the float32 Lstm kernel (oneDNN) splits a batch between at `threads` threads:
+/// 1 keeps oneDNN's own threading. Public so that a test can tell a split run from a serial one.
+[[nodiscard]] int lstm_batch_parts(std::int64_t batch, std::int64_t input, std::int64_t hidden,
+                                   int threads);
+}  // namespace ops::detail
 
 }  // namespace tscope

@@ -49,10 +49,13 @@ Outputs binary(NodeContext& ctx) {
 
 Outputs convert_div(NodeContext& ctx) {
   const Variable& a = ctx.input(0);
-  // Integer Div: floor division, which is what ONNX's reference gives for the non-negative values
-  // its tests use (C-style truncation differs for negative quotients).
-  if (!is_floating(a.dtype())) return {int_div(a, second_operand(ctx))};
-  return {true_div(a, second_operand(ctx))};
+  const Variable b = second_operand(ctx);
+  if (is_floating(a.dtype())) return {true_div(a, b)};
+  if (a.dtype() == DType::UInt8) return {int_div(a, b)};
+  // Integer Div truncates toward zero, as in C and ONNX Runtime (-7 / 2 == -3); IntDiv floors
+  // (-4). ONNX's own tests use only non-negative values, where the two agree.
+  const Variable quotient = int_div(abs(a), abs(b));
+  return {switch_(logical_xor(lt(a, 0), lt(b, 0)), -quotient, quotient)};
 }
 
 Outputs convert_pow(NodeContext& ctx) {

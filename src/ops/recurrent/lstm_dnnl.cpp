@@ -14,6 +14,7 @@
 #include "../conv/dnnl_util.h"
 #include "recurrent_kernel.h"
 #include "tscope/ops/parallel_chunks.h"
+#include "tscope/ops/recurrent.h"
 
 namespace tscope::ops::detail {
 namespace {
@@ -292,6 +293,11 @@ bool runs_on_dnnl(DType dtype, const Attrs& attrs) {
   return dtype == DType::Float32 && layout.peepholes < 0 && layout.lengths < 0;
 }
 }  // namespace
+
+int lstm_batch_parts(std::int64_t batch, std::int64_t input, std::int64_t hidden, int threads) {
+  return batch_parts(RecurrentExtents{.steps = 1, .batch = batch, .input = input, .hidden = hidden},
+                     threads);
+}
 
 std::string_view lstm_fast_label(std::span<const Variable> inputs, const Attrs& attrs) {
   return runs_on_dnnl(inputs[0].dtype(), attrs) ? "dnnl" : "blas";

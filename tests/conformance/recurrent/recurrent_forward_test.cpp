@@ -3,6 +3,8 @@
 // kernels, float64 and float32), over odd extents, batch 1, one step, reverse, every combination
 // of optional operands, and sequence / batch extents known only at call time.
 #include "recurrent_test_util.h"
+#include "tscope/ops/parallel_chunks.h"
+#include "tscope/ops/recurrent.h"
 
 namespace tscope {
 namespace {
@@ -178,8 +180,16 @@ TEST(RecurrentForward, OneDnnLstmSplitsTheBatchAcrossThreads) {
     Function f = function(inputs, {result.y, result.last_h, result.last_c});
     for (int threads : {2, 3, 1, 2}) {
       const testing::ScopedOpenMpThreads scoped(threads);
-      const std::vector<Tensor> actual = f(values);
       const std::string label = std::string(shape.name) + " threads " + std::to_string(threads);
+      // The kernel splits by the thread count it sees at call time: check that the count took
+      // effect and that these extents split (all but the large weights, at more than one thread),
+      // so the comparison below is of a split run, not of serial against serial.
+      ASSERT_EQ(ops::detail::parallel_threads(), threads) << label;
+      const bool splits = threads > 1 && shape.hidden < 256;
+      EXPECT_EQ(ops::detail::lstm_batch_parts(shape.batch, shape.input, shape.hidden, threads),
+                splits ? std::min<std::int64_t>(threads, shape.batch) : 1)
+          << label;
+      const std::vector<Tensor> actual = f(values);
       EXPECT_TRUE(testing::all_close(actual[0].astype(DType::Float64), expected.y, 1e-4, 1e-5))
           << label << " y";
       EXPECT_TRUE(testing::all_close(actual[1].astype(DType::Float64), expected.last_h, 1e-4, 1e-5))

@@ -43,7 +43,9 @@ inline ::testing::AssertionResult gradients_match_numeric(const std::string& mod
       const double below = f(shifted)[0].at(0);
       const double numeric = (above - below) / (2 * eps);
       const double symbolic = analytic[i + 1].at(k);
-      if (std::abs(numeric - symbolic) > tolerance * (1 + std::abs(numeric))) {
+      // A NaN fails every comparison, so it is rejected explicitly rather than passing.
+      if (!std::isfinite(numeric) || !std::isfinite(symbolic) ||
+          std::abs(numeric - symbolic) > tolerance * (1 + std::abs(numeric))) {
         return ::testing::AssertionFailure() << "input " << i << " element " << k << ": symbolic "
                                              << symbolic << ", numeric " << numeric;
       }

@@ -132,15 +132,6 @@ TEST(Recording, RealClockIsMeasuredAndConverted) {
   }
 }
 
-TEST(Recording, FunctionOptionsDefaultsComeFromTheFlags) {
-  const FunctionOptions options;
-  const profile::ProfileOptions& flags = profile::process_flags();
-  EXPECT_EQ(options.profile, flags.profile);
-  EXPECT_EQ(options.profile_memory, flags.profile_memory);
-  EXPECT_EQ(options.allow_gc, flags.allow_gc);
-  EXPECT_EQ(options.ignore_first_call, flags.ignore_first_call);
-}
-
 TEST(Recording, FailingCallKeepsTheCountersOfTheNodesThatRan) {
   FakeClock clock(1000);
   Variable x = vector(DType::Float32, "x");
