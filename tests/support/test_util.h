@@ -48,6 +48,24 @@ class ScopedOpenMpThreads {
   ScopedOpenMpThreads& operator=(const ScopedOpenMpThreads&) = delete;
 };
 
+/// Runs `body`, which must throw a tscope::Error, and returns the error (a test failure, and an
+/// Internal error, when nothing is thrown).
+template <class Body>
+Error error_of(Body body) {
+  try {
+    body();
+  } catch (const Error& error) {
+    return error;
+  }
+  ADD_FAILURE() << "no error thrown";
+  return Error(ErrorKind::Internal, "no error");
+}
+
+/// Whether the error's what() (message and context chain) contains `text`.
+inline bool contains(const Error& error, const std::string& text) {
+  return std::string(error.what()).find(text) != std::string::npos;
+}
+
 /// verify_grad as a gtest assertion.
 ::testing::AssertionResult gradient_matches_numeric(
     const std::function<Variable(const std::vector<Variable>&)>& build,

@@ -3,29 +3,17 @@
 
 #include <string>
 
+#include "support/test_util.h"
 #include "tscope/core/checked_math.h"
 #include "tscope/core/tensor.h"
 
 namespace tscope {
 namespace {
 
+using testing::contains;
+using testing::error_of;
+
 constexpr std::int64_t kTwoTo32 = std::int64_t{1} << 32;
-
-// Runs `body`, which must throw; returns the error.
-template <class Body>
-Error error_of(Body body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return error;
-  }
-  ADD_FAILURE() << "no error thrown";
-  return Error(ErrorKind::Internal, "no error");
-}
-
-bool contains(const Error& error, const std::string& text) {
-  return std::string(error.what()).find(text) != std::string::npos;
-}
 
 TEST(CheckedMath, ProductOfFittingShapes) {
   EXPECT_EQ(checked_product(Dims{2, 3, 4}, "test"), 24);

@@ -9,18 +9,10 @@
 namespace tscope {
 namespace {
 
-constexpr std::int64_t kTwoTo32 = std::int64_t{1} << 32;
+using testing::contains;
+using testing::error_of;
 
-template <class Body>
-Error error_of(Body body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return error;
-  }
-  ADD_FAILURE() << "no error thrown";
-  return Error(ErrorKind::Internal, "no error");
-}
+constexpr std::int64_t kTwoTo32 = std::int64_t{1} << 32;
 
 TEST(TypeExtents, InputWhoseCountOverflowsNamesTheInput) {
   const Error error = error_of([] { (void)tensor(DType::Float32, {kTwoTo32, kTwoTo32}, "x"); });

@@ -11,6 +11,9 @@
 namespace tscope::onnx {
 namespace {
 
+using testing::contains;
+using testing::error_of;
+
 using testing::ModelBuilder;
 constexpr int kFloat = ::onnx::TensorProto::FLOAT;
 constexpr std::int64_t kTwoTo32 = std::int64_t{1} << 32;
@@ -23,10 +26,6 @@ Error import_error(const std::string& bytes, const ImportOptions& options = {}) 
   }
   ADD_FAILURE() << "import succeeded";
   return Error(ErrorKind::Internal, "no error");
-}
-
-bool contains(const Error& error, const std::string& text) {
-  return std::string(error.what()).find(text) != std::string::npos;
 }
 
 TEST(OnnxImportSafety, InputOfTwoTo64ElementsIsRejected) {

@@ -16,23 +16,11 @@
 namespace tscope::onnx {
 namespace {
 
+using testing::contains;
+using testing::error_of;
+
 using testing::ModelBuilder;
 constexpr int kFloat = ::onnx::TensorProto::FLOAT;
-
-template <class Body>
-Error error_of(Body body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return error;
-  }
-  ADD_FAILURE() << "no error thrown";
-  return Error(ErrorKind::Internal, "no error");
-}
-
-bool contains(const Error& error, const std::string& text) {
-  return std::string(error.what()).find(text) != std::string::npos;
-}
 
 /// A .npy file with header `dict` and `data_bytes` zero bytes of data, in the test's temp dir.
 std::filesystem::path write_npy(const std::string& name, const std::string& dict,
