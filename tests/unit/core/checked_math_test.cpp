@@ -10,8 +10,8 @@
 namespace tscope {
 namespace {
 
-using testing::contains;
-using testing::error_of;
+using tscope::testing::contains;
+using tscope::testing::error_of;
 
 constexpr std::int64_t kTwoTo32 = std::int64_t{1} << 32;
 

@@ -11,8 +11,8 @@
 namespace tscope::onnx {
 namespace {
 
-using testing::contains;
-using testing::error_of;
+using tscope::testing::contains;
+using tscope::testing::error_of;
 
 using testing::ModelBuilder;
 constexpr int kFloat = ::onnx::TensorProto::FLOAT;
