@@ -11,8 +11,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
-    const tscope::profile::ProfileOptions options = tscope::profile::parse_flags(
-        std::string_view(reinterpret_cast<const char*>(data), size));
+    const tscope::profile::ProfileOptions options =
+        tscope::profile::parse_flags(std::string_view(reinterpret_cast<const char*>(data), size));
     // The report code divides by and allocates from these; the parser is their only check.
     if (options.n_apply < 1 || options.n_ops < 1 || options.output_line_width < 1 ||
         options.min_memory_size < 0 || options.destination.empty()) {

@@ -54,7 +54,8 @@ tscope::onnx::ImportedModel with_known_input_dims(const tscope::onnx::ImportedMo
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   try {
-    const tscope::onnx::ImportedModel imported = tscope::onnx::import_model_bytes(bytes, "fuzz.onnx");
+    const tscope::onnx::ImportedModel imported =
+        tscope::onnx::import_model_bytes(bytes, "fuzz.onnx");
     const tscope::onnx::ImportedModel model = with_known_input_dims(imported, bytes);
     tscope::FunctionOptions options;
     options.profile = false;

@@ -31,7 +31,8 @@ std::set<std::string> reached_ops(const GradSample& sample) {
   std::set<std::string> reached;
   for (const ApplyNode* apply : ancestors_in_topological_order({output})) {
     bool on_path = false;
-    for (const Variable& input : apply->inputs()) on_path = on_path || depends.contains(input.node());
+    for (const Variable& input : apply->inputs())
+      on_path = on_path || depends.contains(input.node());
     if (!on_path) continue;
     reached.insert(std::string(apply->op().name));
     for (int k = 0; k < apply->num_outputs(); ++k) depends.insert(&apply->output_node(k));
@@ -56,13 +57,15 @@ TEST_P(GradSamples, MatchFiniteDifferences) {
   const GradSample& sample = GetParam();
   std::vector<Tensor> point;
   for (std::size_t i = 0; i < sample.shapes.size(); ++i) {
-    point.push_back(testing::random_tensor(DType::Float64, sample.shapes[i], 100 + i, sample.low,
-                                           sample.high));
+    point.push_back(
+        testing::random_tensor(DType::Float64, sample.shapes[i], 100 + i, sample.low, sample.high));
   }
   EXPECT_TRUE(testing::gradient_matches_numeric(sample.build, point, sample.options));
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, GradSamples, ::testing::ValuesIn(testing::grad_samples()),
+INSTANTIATE_TEST_SUITE_P(Ops,
+                         GradSamples,
+                         ::testing::ValuesIn(testing::grad_samples()),
                          [](const auto& info) { return info.param.name; });
 
 }  // namespace

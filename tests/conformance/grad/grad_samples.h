@@ -12,7 +12,7 @@
 namespace tscope::testing {
 
 struct GradSample {
-  std::string name;  ///< a test-name-safe id
+  std::string name;          ///< a test-name-safe id
   std::vector<Dims> shapes;  ///< one float64 input per entry
   Variable (*build)(const std::vector<Variable>& inputs);
   double low = -1.0;  ///< inputs are uniform in [low, high)

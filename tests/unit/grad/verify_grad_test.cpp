@@ -73,9 +73,9 @@ TEST(VerifyGrad, FailsANanPullback) {
 
 TEST(VerifyGrad, FailsANanFunction) {
   // log of a negative number: the numeric gradient is NaN too, and NaN == NaN must not pass.
-  const VerifyGradResult result = verify_grad(
-      [](const std::vector<Variable>& inputs) { return log(inputs[0]); },
-      {Tensor::from_vector<double>({2}, {-1.0, -2.0})});
+  const VerifyGradResult result =
+      verify_grad([](const std::vector<Variable>& inputs) { return log(inputs[0]); },
+                  {Tensor::from_vector<double>({2}, {-1.0, -2.0})});
   EXPECT_FALSE(result.ok);
 }
 
