@@ -104,6 +104,35 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextReportOptions,
 
 namespace {
 constexpr std::string_view kFormat = "tscope-profile";
+
+// nlohmann converts a JSON number to an integer field with a plain cast, which is undefined
+// behaviour when the value does not fit. The report options are int fields only; the profiles
+// mix int64 and double fields, so any number must at least fit an int64, and the profile's own
+// schema_version is an int.
+void check_number_ranges(const nlohmann::json& node, const std::string& path, bool int_fields,
+                         std::string_view source) {
+  constexpr double kInt64Limit = 9223372036854775808.0;  // 2^63
+  if (node.is_object()) {
+    for (const auto& [key, value] : node.items()) {
+      const bool int_field = (int_fields && key != "min_memory_size") || key == "schema_version";
+      check_number_ranges(value, path + "/" + key, int_field, source);
+    }
+  } else if (node.is_array()) {
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      check_number_ranges(node[i], path + "/" + std::to_string(i), int_fields, source);
+    }
+  } else if (node.is_number()) {
+    const double value = node.get<double>();
+    const double limit = int_fields ? 2147483648.0 : kInt64Limit;
+    const bool fits = node.is_number_unsigned()
+                          ? node.get<std::uint64_t>() < static_cast<std::uint64_t>(limit)
+                          : value >= -limit && value < limit;
+    if (!fits || (int_fields && node.is_number_float())) {
+      throw_error(ErrorKind::Parse, "'{}' does not follow the profile schema: ({}) {} is not {}",
+                  source, path, node.dump(), int_fields ? "an int" : "within the 64-bit range");
+    }
+  }
+}
 }  // namespace
 
 std::string to_json_text(const std::vector<Profile>& profiles, const TextReportOptions& report) {
@@ -136,6 +165,12 @@ ProfileDocument parse_profile_json(std::string_view text, std::string_view sourc
     throw_error(ErrorKind::Parse,
                 "'{}' has profile schema version {}; this build reads versions 1 to {}", source,
                 version->dump(), kProfileSchemaVersion);
+  }
+  if (const auto report = document.find("report"); report != document.end()) {
+    check_number_ranges(*report, "/report", true, source);
+  }
+  if (const auto profiles = document.find("profiles"); profiles != document.end()) {
+    check_number_ranges(*profiles, "/profiles", false, source);
   }
   ProfileDocument result;
   try {

@@ -137,6 +137,15 @@ TEST(JsonRoundTrip, BadDocumentsAreRejectedWithTheirName) {
                         "profiles": [{"title": 7}]})")
                 .find("/profiles/0/title"),
             std::string::npos);
+  // Numbers that do not fit the integer field they land in (a cast of them is undefined).
+  EXPECT_NE(message(R"({"format": "tscope-profile", "schema_version": 1,
+                        "report": {"n_ops": 3.7e70}, "profiles": [{}]})")
+                .find("(/report/n_ops) 3.7e+70 is not an int"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"format": "tscope-profile", "schema_version": 1,
+                        "profiles": [{"functions": [{"call_count": 1e300}]}]})")
+                .find("(/profiles/0/functions/0/call_count) 1e+300 is not within the 64-bit range"),
+            std::string::npos);
 }
 
 }  // namespace
