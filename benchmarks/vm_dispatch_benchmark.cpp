@@ -67,22 +67,27 @@ void BM_Function_CallOverhead(benchmark::State& state) {
 }
 BENCHMARK(BM_Function_CallOverhead)->UseRealTime();
 
-// One network shared by the benchmark's threads: built once, by the first thread to arrive.
-tscope::Function& small_network() {
+// One network per allow_gc setting, shared by the benchmark's threads: built once, by the first
+// thread to arrive.
+tscope::Function& small_network(bool allow_gc) {
   using namespace tscope;
-  static Function* network = [] {
+  auto build = [](bool gc) {
     Variable x = matrix(DType::Float32, "x");
     Variable w1 = shared(Tensor::full(DType::Float32, {64, 64}, 0.01), "w1");
     Variable w2 = shared(Tensor::full(DType::Float32, {64, 10}, 0.02), "w2");
     Variable hidden = tanh(dot(x, w1) + 0.5);
-    return new Function(function({x}, {softmax(dot(hidden, w2))}));
-  }();
-  return *network;
+    FunctionOptions options;
+    options.allow_gc = gc;
+    return new Function(function({x}, {softmax(dot(hidden, w2))}, {}, options));
+  };
+  static Function* with_gc = build(true);
+  static Function* kept_buffers = build(false);
+  return allow_gc ? *with_gc : *kept_buffers;
 }
 
 void BM_Function_ConcurrentCalls(benchmark::State& state) {
   using namespace tscope;
-  Function& f = small_network();
+  Function& f = small_network(state.range(0) != 0);
   const std::vector<Tensor> inputs = {Tensor::full(DType::Float32, {16, 64}, 0.5)};
   for (auto _ : state) {
     std::vector<Tensor> outputs = f(inputs);
@@ -90,7 +95,13 @@ void BM_Function_ConcurrentCalls(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_Function_ConcurrentCalls)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_Function_ConcurrentCalls)
+    ->ArgName("allow_gc")
+    ->Arg(1)
+    ->Arg(0)
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime();
 
 }  // namespace
 
