@@ -9,13 +9,7 @@ namespace {
 /// Runs `build` and returns the Error it raised (failing the test when it raised nothing).
 template <class Build>
 Error expect_error(Build build) {
-  try {
-    build();
-  } catch (const Error& error) {
-    return error;
-  }
-  ADD_FAILURE() << "expected tscope::Error";
-  return Error(ErrorKind::Internal, "no error");
+  return testing::error_of(build);
 }
 
 void expect_mentions(const Error& error, const std::vector<std::string>& parts) {
