@@ -49,7 +49,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeRecord,
                                                 output_ids,
                                                 signatures)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PrepareRecord, apply_name, duration_ns)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RewriteRecord, name, duration_ns, applied_count)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RewriteRecord, name, duration_ns, applied_count,
+                                                attempts, nodes_created, nodes_removed)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompileRecord,
                                                 total_ns,
                                                 rewrite_ns,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The "Optimizer Profile" section (Theano's optimizer/rewriter profile, flag profile_optimizer):
 // one line for the pipeline (time, nodes before/after, validation), then one row per rewrite with
-// its time and how many changes it made, costliest first. Functions sharing the profile are summed
+// its time, the nodes it looked at, the changes it made and the nodes those created and removed,
+// costliest first. Functions sharing the profile are summed
 // rewrite by rewrite, like Theano's merge_profile.
 #include <fmt/format.h>
 #include <fmt/printf.h>
@@ -21,6 +22,9 @@ struct RewriteTotal {
   std::string name;
   std::int64_t duration_ns = 0;
   std::int64_t applied_count = 0;
+  std::int64_t attempts = 0;
+  std::int64_t nodes_created = 0;
+  std::int64_t nodes_removed = 0;
 };
 
 }  // namespace
@@ -44,6 +48,9 @@ std::string render_optimizer_section(const Profile& profile) {
       if (it == rewrites.end()) it = rewrites.insert(rewrites.end(), {rewrite.name});
       it->duration_ns += rewrite.duration_ns;
       it->applied_count += rewrite.applied_count;
+      it->attempts += rewrite.attempts;
+      it->nodes_created += rewrite.nodes_created;
+      it->nodes_removed += rewrite.nodes_removed;
     }
   }
   if (functions == 0) return out + "  No rewrite was recorded.\n\n";
@@ -54,13 +61,14 @@ std::string render_optimizer_section(const Profile& profile) {
   out += functions > 1 ? fmt::format(" ({} functions)\n", functions) : "\n";
   out += fmt::sprintf("      %.3es for validation (the verifier, once after all rewrites)\n",
                       seconds(validate_ns));
-  out += "       <time> <% of rewriting> <#applied> <rewrite>\n";
+  out += "       <time> <% of rewriting> <#tried> <#applied> <+nodes> <-nodes> <rewrite>\n";
   for (const RewriteTotal& rewrite : rewrites) {
     const double percent = rewrite_ns > 0 ? 100.0 * static_cast<double>(rewrite.duration_ns) /
                                                 static_cast<double>(rewrite_ns)
                                           : 0.0;
-    out += fmt::sprintf("  %10.3es %15.1f%% %10d %s\n", seconds(rewrite.duration_ns), percent,
-                        rewrite.applied_count, rewrite.name);
+    out += fmt::sprintf("  %10.3es %15.1f%% %8d %10d %8d %8d %s\n", seconds(rewrite.duration_ns),
+                        percent, rewrite.attempts, rewrite.applied_count, rewrite.nodes_created,
+                        rewrite.nodes_removed, rewrite.name);
   }
   std::string unused;
   for (const RewriteTotal& rewrite : rewrites) {

@@ -35,15 +35,13 @@ struct NodeKeyHash {
 
 std::int64_t merge_duplicate_nodes(FunctionGraph& graph) {
   std::int64_t merged = 0;
-  // Replacing a node's outputs can drop its last owner; keep every node of the walk alive until
-  // the pass ends so the raw pointers below stay valid.
-  std::vector<std::shared_ptr<ApplyNode>> alive;
-  for (ApplyNode* node : graph.toposort()) alive.push_back(node->shared_from_this());
+  // replace() keeps every node it removes alive until release_replaced(), so the walk's raw
+  // pointers stay valid.
   std::unordered_map<NodeKey, ApplyNode*, NodeKeyHash> seen;
-  for (const std::shared_ptr<ApplyNode>& node : alive) {
+  for (ApplyNode* node : graph.toposort()) {
     NodeKey key{&node->op(), node->attrs().hash(), {}};
     for (const Variable& input : node->inputs()) key.inputs.push_back(input.node());
-    auto [it, inserted] = seen.try_emplace(key, node.get());
+    auto [it, inserted] = seen.try_emplace(key, node);
     if (inserted || !(it->second->attrs() == node->attrs())) continue;
     const ApplyNode* original = it->second;
     const std::vector<Variable> duplicates = node->outputs();
@@ -70,45 +68,86 @@ void verify_graph(const FunctionGraph& graph) {
 }
 
 namespace {
-struct Rule {
+using PassFn = std::int64_t (*)(FunctionGraph&, const PipelineSettings&);
+using LocalRulesFn = std::vector<LocalRule> (*)();
+
+// A stage is a whole-graph pass or a set of local rules run to a fixed point. Either can be
+// excluded by the stage's name; a local rule also by its own.
+struct Stage {
   std::string_view name;
-  std::int64_t (*apply)(FunctionGraph&, const PipelineSettings&);
+  PassFn pass = nullptr;
+  LocalRulesFn local_rules = nullptr;
 };
+
+std::vector<LocalRule> clamp_rules() { return {clamp_rule()}; }
+
 // Order matters: BLAS products before layouts, clamps after them (a blocked convolution absorbs
 // its clamp), and folding last, once the weight packing it folds exists.
-constexpr Rule kRules[] = {
+constexpr Stage kStages[] = {
     {"merge_duplicate_nodes",
      [](FunctionGraph& graph, const PipelineSettings&) { return merge_duplicate_nodes(graph); }},
-    {"use_blas_products",
-     [](FunctionGraph& graph, const PipelineSettings&) { return use_blas_products(graph); }},
+    {"use_blas_products", nullptr, blas_rules},
     {"use_channel_blocks",
      [](FunctionGraph& graph, const PipelineSettings& settings) {
        return use_channel_blocks(graph, settings.channel_block, settings.winograd);
      }},
-    {"fuse_clamps",
-     [](FunctionGraph& graph, const PipelineSettings&) { return fuse_clamps(graph); }},
+    {"fuse_clamps", nullptr, clamp_rules},
     {"fold_constant_layouts",
      [](FunctionGraph& graph, const PipelineSettings&) { return fold_constant_layouts(graph); }}};
+
+bool is_excluded(std::span<const std::string> excluded, std::string_view name) {
+  return std::ranges::find(excluded, name) != excluded.end();
+}
+
+RuleReport run_pass(FunctionGraph& graph, const Stage& stage, const PipelineSettings& settings,
+                    Clock& clock) {
+  RuleReport report{std::string(stage.name)};
+  report.attempts = static_cast<std::int64_t>(graph.node_count());
+  const ChangeCounter counter(graph);
+  const std::int64_t start_ns = clock.now_ns();
+  report.changes = stage.pass(graph, settings);
+  report.duration_ns = clock.now_ns() - start_ns;
+  report.nodes_created = counter.created;
+  report.nodes_removed = counter.removed;
+  return report;
+}
+
+// Debug builds check the graph after every stage, so a rule that breaks the index or a type is
+// caught where it did so.
+void verify_after_stage(const FunctionGraph& graph) {
+#ifndef NDEBUG
+  graph.check_index();
+  verify_graph(graph);
+#else
+  (void)graph;
+#endif
+}
 }  // namespace
 
 RewriteReport run_default_pipeline(FunctionGraph& graph, Clock& clock,
                                    const PipelineSettings& settings) {
   const std::span<const std::string> excluded = settings.excluded;
+  const std::vector<std::string_view> known = default_rule_names();
   for (const std::string& name : excluded) {
-    if (std::ranges::find(kRules, name, &Rule::name) == std::end(kRules)) {
+    if (std::ranges::find(known, name) == known.end()) {
       throw Error(ErrorKind::InvalidArgument,
                   fmt::format("unknown rewrite '{}' to exclude; the rewrites are: {}", name,
-                              fmt::join(default_rule_names(), ", ")));
+                              fmt::join(known, ", ")));
     }
   }
   RewriteReport report;
   report.nodes_before = static_cast<std::int64_t>(graph.node_count());
-  for (const Rule& rule : kRules) {
-    if (std::ranges::find(excluded, rule.name) != excluded.end()) continue;
-    const std::int64_t start_ns = clock.now_ns();
-    const std::int64_t changes = rule.apply(graph, settings);
-    report.rules.push_back({std::string(rule.name), clock.now_ns() - start_ns, changes});
+  for (const Stage& stage : kStages) {
+    if (is_excluded(excluded, stage.name)) continue;
+    if (stage.pass != nullptr) {
+      report.rules.push_back(run_pass(graph, stage, settings, clock));
+    } else {
+      std::vector<LocalRule> rules = stage.local_rules();
+      std::erase_if(rules, [&](const LocalRule& rule) { return is_excluded(excluded, rule.name); });
+      apply_to_fixed_point(graph, rules, clock, report.rules);
+    }
     graph.release_replaced();
+    verify_after_stage(graph);
   }
   const std::int64_t validate_start_ns = clock.now_ns();
   verify_graph(graph);
@@ -119,7 +158,13 @@ RewriteReport run_default_pipeline(FunctionGraph& graph, Clock& clock,
 
 std::vector<std::string_view> default_rule_names() {
   std::vector<std::string_view> names;
-  for (const Rule& rule : kRules) names.push_back(rule.name);
+  for (const Stage& stage : kStages) {
+    names.push_back(stage.name);
+    if (stage.local_rules == nullptr) continue;
+    for (const LocalRule& rule : stage.local_rules()) {
+      if (rule.name != stage.name) names.push_back(rule.name);
+    }
+  }
   return names;
 }
 

@@ -128,7 +128,8 @@ void FunctionImpl::compile(const std::vector<Variable>& inputs,
   compile_record_.validate_ns = rewrite_report.validate_ns;
   // Plain copies: the profile layer depends on core only and never sees rewrite types.
   for (const rewrite::RuleReport& rule : rewrite_report.rules) {
-    compile_record_.rewrites.push_back({rule.name, rule.duration_ns, rule.changes});
+    compile_record_.rewrites.push_back({rule.name, rule.duration_ns, rule.changes, rule.attempts,
+                                        rule.nodes_created, rule.nodes_removed});
   }
   compile_record_.nodes_before_rewrite = rewrite_report.nodes_before;
   compile_record_.nodes_after_rewrite = rewrite_report.nodes_after;

@@ -59,7 +59,8 @@ Program Program::link(const FunctionGraph& graph,
   for (const Variable& value : kept_values) kept.insert(program.slot_of(value));
   std::vector<int> last_use(program.slot_count_, -1);
 
-  std::vector<std::pair<std::int64_t, std::string>> prepare_times;
+  // (duration, node index): names are built only for the few slowest the record keeps.
+  std::vector<std::pair<std::int64_t, std::size_t>> prepare_times;
   for (std::size_t index = 0; index < order.size(); ++index) {
     ApplyNode* node = order[index];
     const std::int64_t prepare_start_ns = clock.now_ns();
@@ -87,7 +88,7 @@ Program Program::link(const FunctionGraph& graph,
     program.impl_names_.push_back(impl->name_for(node->inputs(), node->attrs()));
     program.input_slots_.push_back(std::move(inputs));
     program.output_slots_.push_back(std::move(outputs));
-    prepare_times.emplace_back(clock.now_ns() - prepare_start_ns, node->to_string());
+    prepare_times.emplace_back(clock.now_ns() - prepare_start_ns, index);
   }
 
   std::vector<std::vector<int>> frees(order.size());
@@ -105,11 +106,12 @@ Program Program::link(const FunctionGraph& graph,
     program.free_begin_.push_back(static_cast<std::int32_t>(program.free_slots_.size()));
   }
 
-  for (const auto& [duration_ns, name] : prepare_times) record.node_prepare_ns += duration_ns;
+  for (const auto& [duration_ns, index] : prepare_times) record.node_prepare_ns += duration_ns;
   std::stable_sort(prepare_times.begin(), prepare_times.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   for (std::size_t i = 0; i < prepare_times.size() && i < 5; ++i) {
-    record.slowest_prepares.push_back({prepare_times[i].second, prepare_times[i].first});
+    record.slowest_prepares.push_back(
+        {order[prepare_times[i].second]->to_string(), prepare_times[i].first});
   }
   record.node_count = static_cast<std::int64_t>(order.size());
   record.link_ns = clock.now_ns() - link_start_ns;

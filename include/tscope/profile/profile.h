@@ -72,6 +72,9 @@ struct RewriteRecord {
   std::string name;  ///< "merge_duplicate_nodes", "use_blas_products", ...
   std::int64_t duration_ns = 0;
   std::int64_t applied_count = 0;  ///< changes it made: nodes merged or replaced
+  std::int64_t attempts = 0;       ///< nodes it looked at
+  std::int64_t nodes_created = 0;  ///< nodes that joined the graph through its changes
+  std::int64_t nodes_removed = 0;  ///< nodes that left it
 };
 
 struct CompileRecord {

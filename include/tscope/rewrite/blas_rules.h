@@ -4,13 +4,13 @@
 /// to the exact cases): Dot of two 2-D inputs of one float dtype becomes Dot22, and a Dot22 whose
 /// only client is an add of a term that broadcasts to the product becomes Gemm (beta = alpha = 1).
 /// Replacements carry the replaced node's provenance.
-#include <cstdint>
+#include <vector>
 
-#include "tscope/graph/function_graph.h"
+#include "tscope/rewrite/rule.h"
 
 namespace tscope::rewrite {
 
-/// Applies both rules over `graph`; returns the number of nodes replaced.
-std::int64_t use_blas_products(FunctionGraph& graph);
+/// dot_to_dot22 (tracks Dot) and gemm_from_dot22_add (tracks Add), in that order.
+[[nodiscard]] std::vector<LocalRule> blas_rules();
 
 }  // namespace tscope::rewrite

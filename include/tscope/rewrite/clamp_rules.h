@@ -7,13 +7,11 @@
 /// ones left (after a convolution that could not run blocked, for instance). The operand order
 /// must be exactly that one: Clip(x, low, high) computes min(max(x, low), high) with the same NaN
 /// behaviour only in that order. The Clip node carries the Minimum node's provenance.
-#include <cstdint>
-
-#include "tscope/graph/function_graph.h"
+#include "tscope/rewrite/rule.h"
 
 namespace tscope::rewrite {
 
-/// Applies the fusion over `graph`; returns the number of clamps fused.
-std::int64_t fuse_clamps(FunctionGraph& graph);
+/// The local rule fuse_clamps (tracks Minimum).
+[[nodiscard]] LocalRule clamp_rule();
 
 }  // namespace tscope::rewrite

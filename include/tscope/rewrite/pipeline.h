@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-/// The rewrite pipeline run by function(): an ordered list of rules over a FunctionGraph, then the
-/// verifier. Rules: merge of duplicate nodes, BLAS products (Dot22 / Gemm), the channel-blocked
-/// layout for convolutions, and folding of constant weight packing.
+/// The rewrite pipeline run by function(): an ordered list of stages over a FunctionGraph, then the
+/// verifier. A stage is a whole-graph pass or a set of local rules (rule.h) run to a fixed point.
+/// Stages: merge of duplicate nodes, BLAS products (Dot22 / Gemm), the channel-blocked layout for
+/// convolutions, clamp fusion, and folding of constant weight packing.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -11,17 +12,12 @@
 
 #include "tscope/core/clock.h"
 #include "tscope/graph/function_graph.h"
+#include "tscope/rewrite/rule.h"
 
 namespace tscope::rewrite {
 
-struct RuleReport {
-  std::string name;
-  std::int64_t duration_ns = 0;
-  std::int64_t changes = 0;
-};
-
 struct RewriteReport {
-  std::vector<RuleReport> rules;
+  std::vector<RuleReport> rules;  ///< passes and local rules, in the order they ran
   std::int64_t validate_ns = 0;
   std::int64_t nodes_before = 0;
   std::int64_t nodes_after = 0;
@@ -49,7 +45,8 @@ struct PipelineSettings {
 [[nodiscard]] RewriteReport run_default_pipeline(FunctionGraph& graph, Clock& clock,
                                                  const PipelineSettings& settings = {});
 
-/// The rules' names, in the order they run.
+/// The names FunctionOptions::excluded_rewrites accepts, in the order they run: each stage, and
+/// after a stage of local rules the rules' own names.
 [[nodiscard]] std::vector<std::string_view> default_rule_names();
 
 }  // namespace tscope::rewrite

@@ -28,20 +28,34 @@ profile::Profile rewritten_profile(FakeClock& clock) {
 TEST(OptimizerProfile, CompileRecordCarriesEveryRewrite) {
   FakeClock clock(1000);
   const profile::CompileRecord compile = rewritten_profile(clock).functions[0].compile;
-  ASSERT_EQ(compile.rewrites.size(), 5u);
-  EXPECT_EQ(compile.rewrites[0].name, "merge_duplicate_nodes");
-  EXPECT_EQ(compile.rewrites[0].applied_count, 1);
-  EXPECT_EQ(compile.rewrites[1].name, "use_blas_products");
-  EXPECT_EQ(compile.rewrites[1].applied_count, 2);
-  // No convolution and no clamp: the layout and clamp rules run and change nothing.
-  EXPECT_EQ(compile.rewrites[2].name, "use_channel_blocks");
-  EXPECT_EQ(compile.rewrites[2].applied_count, 0);
-  EXPECT_EQ(compile.rewrites[3].name, "fuse_clamps");
-  EXPECT_EQ(compile.rewrites[3].applied_count, 0);
-  EXPECT_EQ(compile.rewrites[4].name, "fold_constant_layouts");
-  EXPECT_EQ(compile.rewrites[4].applied_count, 0);
-  // The fake clock advances 1000 ns per read; each rule is timed by two reads.
-  for (const profile::RewriteRecord& rule : compile.rewrites) EXPECT_EQ(rule.duration_ns, 1000);
+  struct Expected {
+    std::string name;
+    std::int64_t duration_ns, attempts, applied, created, removed;
+  };
+  // The fake clock advances 1000 ns per read. A whole-graph pass is timed by two reads and looks
+  // at every node; a local rule by two reads per node of the op it tracks.
+  const std::vector<Expected> expected = {
+      // exp(x) + exp(x): the second exp joins the first (one node leaves).
+      {"merge_duplicate_nodes", 1000, 5, 1, 0, 1},
+      // One Dot becomes a Dot22 ...
+      {"dot_to_dot22", 1000, 1, 1, 1, 1},
+      // ... and of the two adds, the one of the product becomes Gemm (the add and Dot22 leave).
+      {"gemm_from_dot22_add", 2000, 2, 1, 1, 2},
+      {"use_channel_blocks", 1000, 3, 0, 0, 0},
+      // No Minimum: the rule is never tried.
+      {"fuse_clamps", 0, 0, 0, 0, 0},
+      {"fold_constant_layouts", 1000, 3, 0, 0, 0}};
+  ASSERT_EQ(compile.rewrites.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const profile::RewriteRecord& rule = compile.rewrites[i];
+    SCOPED_TRACE(expected[i].name);
+    EXPECT_EQ(rule.name, expected[i].name);
+    EXPECT_EQ(rule.duration_ns, expected[i].duration_ns);
+    EXPECT_EQ(rule.attempts, expected[i].attempts);
+    EXPECT_EQ(rule.applied_count, expected[i].applied);
+    EXPECT_EQ(rule.nodes_created, expected[i].created);
+    EXPECT_EQ(rule.nodes_removed, expected[i].removed);
+  }
   // exp, exp, add, dot, add -> exp, add, gemm (the dot and its add become one node).
   EXPECT_EQ(compile.nodes_before_rewrite, 5);
   EXPECT_EQ(compile.nodes_after_rewrite, 3);
@@ -55,8 +69,8 @@ TEST(OptimizerProfile, SectionListsRewritesCostliestFirst) {
   function.compile.validate_ns = 2'000;
   function.compile.nodes_before_rewrite = 12;
   function.compile.nodes_after_rewrite = 9;
-  function.compile.rewrites = {{"merge_duplicate_nodes", 2'000, 0},
-                               {"use_blas_products", 6'000, 3}};
+  function.compile.rewrites = {{"merge_duplicate_nodes", 2'000, 0, 12, 0, 0},
+                               {"dot_to_dot22", 6'000, 3, 4, 3, 3}};
   profile.functions = {function, function};
   EXPECT_EQ(profile::render_optimizer_section(profile),
             "Optimizer Profile\n"
@@ -64,9 +78,10 @@ TEST(OptimizerProfile, SectionListsRewritesCostliestFirst) {
             "  Rewrite pipeline time 2.000e-05s for 24/18 nodes before/after rewriting "
             "(2 functions)\n"
             "      4.000e-06s for validation (the verifier, once after all rewrites)\n"
-            "       <time> <% of rewriting> <#applied> <rewrite>\n"
-            "   1.200e-05s            60.0%          6 use_blas_products\n"
-            "   4.000e-06s            20.0%          0 merge_duplicate_nodes\n"
+            "       <time> <% of rewriting> <#tried> <#applied> <+nodes> <-nodes> <rewrite>\n"
+            "   1.200e-05s            60.0%        8          6        6        6 dot_to_dot22\n"
+            "   4.000e-06s            20.0%       24          0        0        0 "
+            "merge_duplicate_nodes\n"
             "  Rewrites that never applied: merge_duplicate_nodes\n"
             "\n");
   profile.functions = {profile::FunctionRecord{}};
@@ -85,8 +100,11 @@ TEST(OptimizerProfile, PrintedOnlyWithTheFlagAndBeforeTheTips) {
   const std::size_t section = text.find("Optimizer Profile\n-----------------\n");
   ASSERT_NE(section, std::string::npos) << text;
   EXPECT_LT(section, text.find("Here are tips"));
-  EXPECT_NE(text.find("          1 merge_duplicate_nodes\n", section), std::string::npos) << text;
-  EXPECT_NE(text.find("          2 use_blas_products\n", section), std::string::npos) << text;
+  EXPECT_NE(text.find("          1        0        1 merge_duplicate_nodes\n", section),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("          1        1        1 dot_to_dot22\n", section), std::string::npos)
+      << text;
 }
 
 TEST(OptimizerProfile, JsonRoundTripKeepsTheSection) {
@@ -98,7 +116,7 @@ TEST(OptimizerProfile, JsonRoundTripKeepsTheSection) {
       profile::parse_profile_json(profile::to_json_text({profile}, options), "optimizer");
   EXPECT_TRUE(document.report.show_optimizer);
   ASSERT_EQ(document.profiles.size(), 1u);
-  EXPECT_EQ(document.profiles[0].functions[0].compile.rewrites.size(), 5u);
+  EXPECT_EQ(document.profiles[0].functions[0].compile.rewrites.size(), 6u);
   EXPECT_EQ(profile::render_text(document.profiles[0], document.report),
             profile::render_text(profile, options));
 }
