@@ -23,6 +23,8 @@ Profile sum_profiles(const std::vector<Profile>& profiles, std::string title) {
     sum.since_load_ns = std::max(sum.since_load_ns, profile.since_load_ns);
     sum.overhead_ns_per_node = std::max(sum.overhead_ns_per_node, profile.overhead_ns_per_node);
     sum.clock_read_ns = std::max(sum.clock_read_ns, profile.clock_read_ns);
+    sum.roof_bytes_per_second = std::max(sum.roof_bytes_per_second, profile.roof_bytes_per_second);
+    sum.roof_flops_per_second = std::max(sum.roof_flops_per_second, profile.roof_flops_per_second);
     if (!profile.clock.empty() && sum.clock.find(profile.clock) == std::string::npos) {
       sum.clock += (sum.clock.empty() ? "" : ", ") + profile.clock;
     }

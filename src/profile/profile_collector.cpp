@@ -57,6 +57,10 @@ Profile ProfileCollector::snapshot() const {
     profile.clock_read_ns = std::max(profile.clock_read_ns, function.clock_read_ns);
     profile.overhead_ns_per_node =
         std::max(profile.overhead_ns_per_node, function.overhead_ns_per_node);
+    profile.roof_bytes_per_second =
+        std::max(profile.roof_bytes_per_second, function.roof_bytes_per_second);
+    profile.roof_flops_per_second =
+        std::max(profile.roof_flops_per_second, function.roof_flops_per_second);
   }
   return profile;
 }

@@ -22,6 +22,11 @@ constexpr std::int64_t kDispatchBoundMinExecutions = 100;
 // A strided gather into a contiguous buffer touches a new cache line for nearly every element:
 // about 2 GB/s of memory traffic on current cores, each copied byte read once and written once.
 constexpr double kStridedCopyBytesPerSecond = 2e9;
+// The roofline tip looks at nodes holding at least this share of their function's node time, and
+// fires when a call takes this many times longer than the machine's roof allows.
+constexpr double kRoofMinShare = 0.05;
+constexpr double kFarFromRoofFactor = 4.0;
+constexpr std::size_t kRoofTipsPerFunction = 5;
 
 double seconds(std::int64_t ns) { return static_cast<double>(ns) * 1e-9; }
 
@@ -192,6 +197,65 @@ void chain_tips(const FunctionRecord& function, std::vector<Tip>& tips) {
   }
 }
 
+std::string bytes_text(double bytes) {
+  if (bytes >= 1e9) return fmt::format("{:.2f} GB", bytes * 1e-9);
+  if (bytes >= 1e6) return fmt::format("{:.2f} MB", bytes * 1e-6);
+  if (bytes >= 1e3) return fmt::format("{:.2f} KB", bytes * 1e-3);
+  return fmt::format("{:.0f} B", bytes);
+}
+
+// Nodes far below both this machine's memory bandwidth and its arithmetic rate: the roof says how
+// fast the bytes and flops of a call could go; what is left is strided or broadcast access, a
+// reference kernel, or per-call overhead.
+void roofline_tips(const Profile& profile, const FunctionRecord& function,
+                   std::vector<Tip>& tips) {
+  const double bandwidth = profile.roof_bytes_per_second;
+  const double flop_rate = profile.roof_flops_per_second;
+  if (bandwidth <= 0 || flop_rate <= 0) return;
+  std::int64_t function_ns = 0;
+  for (const NodeRecord& node : function.nodes) function_ns += node.total_ns;
+  if (function_ns <= 0) return;
+  struct Candidate {
+    const NodeRecord* node;
+    double call_seconds;
+    double roof_seconds;
+  };
+  std::vector<Candidate> candidates;
+  for (const NodeRecord& node : function.nodes) {
+    if (node.call_count <= 0 || node.bytes_per_call <= 0 || node.flops_per_call < 0) continue;
+    const double share = static_cast<double>(node.total_ns) / static_cast<double>(function_ns);
+    if (share < kRoofMinShare) continue;
+    const double call_seconds = seconds(node.total_ns) / static_cast<double>(node.call_count);
+    const double roof_seconds =
+        std::max(node.bytes_per_call / bandwidth, node.flops_per_call / flop_rate);
+    if (call_seconds >= kFarFromRoofFactor * roof_seconds) {
+      candidates.push_back({&node, call_seconds, roof_seconds});
+    }
+  }
+  std::stable_sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
+    return a.node->total_ns > b.node->total_ns;
+  });
+  if (candidates.size() > kRoofTipsPerFunction) candidates.resize(kRoofTipsPerFunction);
+  for (const Candidate& candidate : candidates) {
+    const NodeRecord& node = *candidate.node;
+    const bool memory_bound = node.bytes_per_call / bandwidth >= node.flops_per_call / flop_rate;
+    tips.push_back(
+        {"far_from_roof",
+         fmt::format("{} moves {} and computes {:.3g} Mflop per call in {:.3e}s: {:.2f} GB/s and "
+                     "{:.2f} Gflop/s, where this machine measured {:.1f} GB/s and {:.1f} Gflop/s "
+                     "on one thread. Its roof is {:.3e}s per call ({}-bound), {:.0f}x faster; "
+                     "strided or broadcast operands, a reference kernel or per-call overhead "
+                     "keep it away (est. gain up to {:.3e}s).",
+                     node_label(node), bytes_text(node.bytes_per_call), node.flops_per_call * 1e-6,
+                     candidate.call_seconds, node.bytes_per_call / candidate.call_seconds * 1e-9,
+                     node.flops_per_call / candidate.call_seconds * 1e-9, bandwidth * 1e-9,
+                     flop_rate * 1e-9, candidate.roof_seconds, memory_bound ? "memory" : "compute",
+                     candidate.call_seconds / candidate.roof_seconds,
+                     (candidate.call_seconds - candidate.roof_seconds) *
+                         static_cast<double>(node.call_count))});
+  }
+}
+
 void dispatch_tips(const FunctionRecord& function,
                    double overhead_ns_per_node,
                    std::vector<Tip>& tips) {
@@ -242,6 +306,7 @@ std::vector<Tip> collect_tips(const Profile& profile) {
   for (const FunctionRecord& function : profile.functions) blas_copy_tips(function, tips);
   for (const FunctionRecord& function : profile.functions) transcendental_tips(function, tips);
   for (const FunctionRecord& function : profile.functions) chain_tips(function, tips);
+  for (const FunctionRecord& function : profile.functions) roofline_tips(profile, function, tips);
   for (const FunctionRecord& function : profile.functions) {
     dispatch_tips(function, profile.overhead_ns_per_node, tips);
   }

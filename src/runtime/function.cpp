@@ -13,6 +13,7 @@
 #include "program.h"
 #include "tscope/ops/linalg.h"
 #include "tscope/profile/global_profiles.h"
+#include "tscope/profile/machine_roof.h"
 #include "tscope/profile/tick_clock.h"
 #include "tscope/rewrite/pipeline.h"
 
@@ -450,6 +451,9 @@ profile::FunctionRecord FunctionImpl::snapshot() const {
     record.clock = ticks.name;
     record.clock_read_ns = ticks.read_cost_ns;
     record.overhead_ns_per_node = runtime::Program::measured_overhead_ns_per_node();
+    const profile::MachineRoof& roof = profile::measured_machine_roof();
+    record.roof_bytes_per_second = roof.bytes_per_second;
+    record.roof_flops_per_second = roof.flops_per_second;
   }
   for (int slot : input_slots_) record.input_ids.push_back(slot);
   for (const auto& [slot, shared] : program_.shared_slots()) record.input_ids.push_back(slot);
@@ -524,8 +528,10 @@ profile::FunctionRecord FunctionImpl::snapshot() const {
     const bool shapes_known = !out.inputs.empty() || !out.outputs.empty();
     if (op.cost != nullptr && shapes_known && counter.call_count > 0 &&
         output_shapes.size() == static_cast<std::size_t>(node->num_outputs())) {
-      out.flops_per_call =
-          op.cost(CostContext{op, input_shapes, output_shapes, input_dtypes, node->attrs()}).flops;
+      const Cost cost =
+          op.cost(CostContext{op, input_shapes, output_shapes, input_dtypes, node->attrs()});
+      out.flops_per_call = cost.flops;
+      out.bytes_per_call = cost.bytes;
     }
     record.nodes.push_back(std::move(out));
   }

@@ -39,6 +39,7 @@ struct NodeRecord {
   std::int64_t min_ns = 0;
   std::int64_t max_ns = 0;
   double flops_per_call = -1;  ///< negative: the op has no cost rule
+  double bytes_per_call = -1;  ///< memory the cost rule says a call moves; negative: no cost rule
   std::vector<TensorRecord> inputs;
   std::vector<TensorRecord> outputs;
   std::int64_t output_bytes = 0;          ///< bytes of all outputs at the last call
@@ -119,6 +120,8 @@ struct FunctionRecord {
   std::string clock;          ///< time source of node timings: "rdtsc", "steady_clock", "injected"
   double clock_read_ns = -1;  ///< measured cost of one read; negative: not measured
   double overhead_ns_per_node = -1;  ///< measured profiler cost; negative: not measured
+  double roof_bytes_per_second = -1;  ///< machine_roof.h; negative: not measured
+  double roof_flops_per_second = -1;
   MinPeakRecord min_peak;
 };
 
@@ -133,6 +136,8 @@ struct Profile {
   double overhead_ns_per_node = -1;  ///< the profiler's own measured cost; negative: unknown
   std::string clock;                 ///< time source of node timings (functions' sources joined)
   double clock_read_ns = -1;         ///< measured cost of one clock read; negative: unknown
+  double roof_bytes_per_second = -1; ///< the recording machine's roof (machine_roof.h);
+  double roof_flops_per_second = -1; ///< negative: unknown
 
   /// Sum of node times over all functions.
   [[nodiscard]] std::int64_t kernel_ns() const;

@@ -99,6 +99,27 @@ TEST(JsonRoundTrip, RendersByteForByte) {
   EXPECT_EQ(profile::to_json_text(document.profiles, document.report), json);
 }
 
+TEST(JsonRoundTrip, KeepsTheRoofAndEachNodesBytes) {
+  profile::Profile original = golden_profile();
+  original.roof_bytes_per_second = 12.5e9;
+  original.roof_flops_per_second = 48e9;
+  original.functions[0].roof_bytes_per_second = 12.5e9;
+  original.functions[0].nodes[0].bytes_per_call = 4096;
+  const profile::ProfileDocument document =
+      profile::parse_profile_json(profile::to_json_text({original}, {}), "roof");
+  ASSERT_EQ(document.profiles.size(), 1u);
+  const profile::Profile& read = document.profiles[0];
+  EXPECT_EQ(read.roof_bytes_per_second, 12.5e9);
+  EXPECT_EQ(read.roof_flops_per_second, 48e9);
+  EXPECT_EQ(read.functions[0].roof_bytes_per_second, 12.5e9);
+  EXPECT_EQ(read.functions[0].nodes[0].bytes_per_call, 4096);
+  // A file without them (older writers) reads as "not measured".
+  EXPECT_LT(profile::parse_profile_json(profile::to_json_text({golden_profile()}, {}), "old")
+                .profiles[0]
+                .roof_bytes_per_second,
+            0);
+}
+
 TEST(JsonRoundTrip, SeveralProfilesRenderWithTheirSum) {
   const profile::Profile one = golden_profile();
   const std::string json = profile::to_json_text({one, one}, {});

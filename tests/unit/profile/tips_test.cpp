@@ -268,5 +268,55 @@ TEST(Tips, ManySignaturesFires) {
   EXPECT_TRUE(tips_of_rule(one_function({n}), "many_signatures").empty());
 }
 
+// An (8, 4096, 12, 3) float32 broadcasting sub: 3 x 4.7 MB moved per call, 1.2 Mflop.
+NodeRecord slow_sub(std::int64_t ns_per_call) {
+  const TensorRecord big = tensor("float32", {8, 4096, 12, 3});
+  NodeRecord n = node("Elemwise{sub,no_inplace}(a, b)", "Sub", "cpu", {big, big}, {big});
+  n.source_site = "model.cpp:12";
+  n.bytes_per_call = 3 * 4'718'592.0;
+  n.flops_per_call = 1'179'648.0;
+  n.total_ns = ns_per_call * n.call_count;
+  return n;
+}
+
+Profile with_roof(Profile profile, double bytes_per_second, double flops_per_second) {
+  profile.roof_bytes_per_second = bytes_per_second;
+  profile.roof_flops_per_second = flops_per_second;
+  return profile;
+}
+
+TEST(Tips, FarFromRoofNamesTheNodeItsRatesAndTheRoof) {
+  // 11.5 ms per call for 14.2 MB: 1.23 GB/s against a 12 GB/s roof of 1.18 ms per call.
+  const Profile profile = with_roof(one_function({slow_sub(11'500'000)}), 12e9, 50e9);
+  const auto tips = tips_of_rule(profile, "far_from_roof");
+  ASSERT_EQ(tips.size(), 1u);
+  const std::string& text = tips[0].text;
+  EXPECT_NE(text.find("Elemwise{sub,no_inplace}(a, b) (created at model.cpp:12) moves 14.16 MB"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("1.23 GB/s"), std::string::npos) << text;
+  EXPECT_NE(text.find("12.0 GB/s and 50.0 Gflop/s"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.180e-03s per call (memory-bound), 10x faster"), std::string::npos)
+      << text;
+  // Gain: (11.5 - 1.18) ms on each of 10 calls.
+  EXPECT_NE(text.find("est. gain up to 1.032e-01s"), std::string::npos) << text;
+}
+
+TEST(Tips, FarFromRoofQuietNearTheRoofOrWithoutOne) {
+  // 2 ms per call is within 4x of the 1.18 ms roof.
+  EXPECT_TRUE(
+      tips_of_rule(with_roof(one_function({slow_sub(2'000'000)}), 12e9, 50e9), "far_from_roof")
+          .empty());
+  // No measured roof (a profile from a run with an injected clock).
+  EXPECT_TRUE(tips_of_rule(one_function({slow_sub(11'500'000)}), "far_from_roof").empty());
+  // A node with under 5% of the function's node time.
+  NodeRecord big = slow_sub(11'500'000);
+  NodeRecord other = slow_sub(11'500'000);
+  other.total_ns = big.total_ns * 30;
+  other.bytes_per_call = -1;  // no cost rule
+  EXPECT_TRUE(
+      tips_of_rule(with_roof(one_function({big, other}), 12e9, 50e9), "far_from_roof").empty());
+}
+
 }  // namespace
 }  // namespace tscope::profile
