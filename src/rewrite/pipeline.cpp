@@ -4,6 +4,7 @@
 #include "tscope/rewrite/channel_block_rules.h"
 #include "tscope/rewrite/clamp_rules.h"
 #include "tscope/rewrite/constant_folding.h"
+#include "tscope/rewrite/fusion_rules.h"
 
 #include <algorithm>
 
@@ -87,6 +88,8 @@ constexpr Rule kRules[] = {
      }},
     {"fuse_clamps",
      [](FunctionGraph& graph, const PipelineSettings&) { return fuse_clamps(graph); }},
+    {"fuse_elementwise",
+     [](FunctionGraph& graph, const PipelineSettings&) { return fuse_elementwise(graph); }},
     {"fold_constant_layouts",
      [](FunctionGraph& graph, const PipelineSettings&) { return fold_constant_layouts(graph); }}};
 }  // namespace

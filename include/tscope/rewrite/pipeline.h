@@ -2,7 +2,8 @@
 #pragma once
 /// The rewrite pipeline run by function(): an ordered list of rules over a FunctionGraph, then the
 /// verifier. Rules: merge of duplicate nodes, BLAS products (Dot22 / Gemm), the channel-blocked
-/// layout for convolutions, and folding of constant weight packing.
+/// layout for convolutions, clamps to Clip, elementwise fusion (Composite), and folding of
+/// constant weight packing.
 #include <cstdint>
 #include <span>
 #include <string>

@@ -311,7 +311,12 @@ struct Fold {
     return reduction == CompositeReduction::Add ? 0.0 : -std::numeric_limits<double>::infinity();
   }
   [[nodiscard]] double over(double acc, const C* values, std::int64_t count) const {
-    if (reduction == CompositeReduction::Add) return acc + sum_row(values, count);
+    if (reduction == CompositeReduction::Add) {
+      // Short runs (a sum over a coordinate axis) add directly; long ones in sum_row's lanes.
+      if (count >= 16) return acc + sum_row(values, count);
+      for (std::int64_t i = 0; i < count; ++i) acc += static_cast<double>(values[i]);
+      return acc;
+    }
     C best = static_cast<C>(acc);
     for (std::int64_t i = 0; i < count; ++i) best = maximum_fold(best, values[i]);
     return static_cast<double>(best);
