@@ -7,7 +7,8 @@
 namespace tscope {
 namespace {
 
-// exp(x) twice (merged into one) and dot(x, w) + b (Dot -> Dot22 -> Gemm: two changes).
+// exp(x) twice (merged into one, then fused with the add) and dot(x, w) + b (Dot -> Dot22 -> Gemm:
+// two changes).
 profile::Profile rewritten_profile(FakeClock& clock) {
   Variable x = matrix(DType::Float32, "x");
   Variable w = matrix(DType::Float32, "w");
@@ -28,7 +29,7 @@ profile::Profile rewritten_profile(FakeClock& clock) {
 TEST(OptimizerProfile, CompileRecordCarriesEveryRewrite) {
   FakeClock clock(1000);
   const profile::CompileRecord compile = rewritten_profile(clock).functions[0].compile;
-  ASSERT_EQ(compile.rewrites.size(), 5u);
+  ASSERT_EQ(compile.rewrites.size(), 6u);
   EXPECT_EQ(compile.rewrites[0].name, "merge_duplicate_nodes");
   EXPECT_EQ(compile.rewrites[0].applied_count, 1);
   EXPECT_EQ(compile.rewrites[1].name, "use_blas_products");
@@ -38,13 +39,16 @@ TEST(OptimizerProfile, CompileRecordCarriesEveryRewrite) {
   EXPECT_EQ(compile.rewrites[2].applied_count, 0);
   EXPECT_EQ(compile.rewrites[3].name, "fuse_clamps");
   EXPECT_EQ(compile.rewrites[3].applied_count, 0);
-  EXPECT_EQ(compile.rewrites[4].name, "fold_constant_layouts");
-  EXPECT_EQ(compile.rewrites[4].applied_count, 0);
+  // The merged exp and the add it feeds twice become one Composite.
+  EXPECT_EQ(compile.rewrites[4].name, "fuse_elementwise");
+  EXPECT_EQ(compile.rewrites[4].applied_count, 1);
+  EXPECT_EQ(compile.rewrites[5].name, "fold_constant_layouts");
+  EXPECT_EQ(compile.rewrites[5].applied_count, 0);
   // The fake clock advances 1000 ns per read; each rule is timed by two reads.
   for (const profile::RewriteRecord& rule : compile.rewrites) EXPECT_EQ(rule.duration_ns, 1000);
-  // exp, exp, add, dot, add -> exp, add, gemm (the dot and its add become one node).
+  // exp, exp, add, dot, add -> Composite{(exp(i0) + exp(i0))}, gemm.
   EXPECT_EQ(compile.nodes_before_rewrite, 5);
-  EXPECT_EQ(compile.nodes_after_rewrite, 3);
+  EXPECT_EQ(compile.nodes_after_rewrite, 2);
   EXPECT_GT(compile.validate_ns, 0);
 }
 
@@ -98,7 +102,7 @@ TEST(OptimizerProfile, JsonRoundTripKeepsTheSection) {
       profile::parse_profile_json(profile::to_json_text({profile}, options), "optimizer");
   EXPECT_TRUE(document.report.show_optimizer);
   ASSERT_EQ(document.profiles.size(), 1u);
-  EXPECT_EQ(document.profiles[0].functions[0].compile.rewrites.size(), 5u);
+  EXPECT_EQ(document.profiles[0].functions[0].compile.rewrites.size(), 6u);
   EXPECT_EQ(profile::render_text(document.profiles[0], document.report),
             profile::render_text(profile, options));
 }
