@@ -4,6 +4,7 @@
 #include "tscope/rewrite/channel_block_rules.h"
 #include "tscope/rewrite/clamp_rules.h"
 #include "tscope/rewrite/constant_folding.h"
+#include "tscope/rewrite/fusion_rules.h"
 
 #include <algorithm>
 
@@ -92,6 +93,8 @@ constexpr Stage kStages[] = {
        return use_channel_blocks(graph, settings.channel_block, settings.winograd);
      }},
     {"fuse_clamps", nullptr, clamp_rules},
+    {"fuse_elementwise",
+     [](FunctionGraph& graph, const PipelineSettings&) { return fuse_elementwise(graph); }},
     {"fold_constant_layouts",
      [](FunctionGraph& graph, const PipelineSettings&) { return fold_constant_layouts(graph); }}};
 

@@ -131,6 +131,17 @@ struct OpTraits {
 
 using PrintFn = std::string (*)(const OpDef&, const Attrs&);
 
+/// An elementwise op applied to `n` contiguous elements of each operand (`args[k][0..n)`) into
+/// `out[0..n)`, for ops whose scalar op maps float32 to float32 and float64 to float64. `out` may
+/// be one of the operands (the same elements), never a partial overlap. The Composite op evaluates
+/// its scalar expression through these, one block at a time; both pointers are null for every
+/// other op (comparisons, logic, casts), which fusion treats as boundaries.
+struct BlockKernels {
+  void (*f32)(const float* const* args, float* out, std::int64_t n) = nullptr;
+  void (*f64)(const double* const* args, double* out, std::int64_t n) = nullptr;
+  [[nodiscard]] bool available() const noexcept { return f32 != nullptr && f64 != nullptr; }
+};
+
 struct OpDef {
   std::string_view name;     ///< registry key, PascalCase ("Add", "Dot22")
   std::string_view family;   ///< the profile's Class column ("Elemwise", "CAReduce", "Gemm")
@@ -146,6 +157,7 @@ struct OpDef {
   CostFn cost = nullptr;
   PrintFn print = nullptr;           ///< printed op name; default "Name" or "Name{k=v,...}"
   const ScalarOp* scalar = nullptr;  ///< elementwise ops: the scalar op lifted to tensors
+  BlockKernels block;                ///< elementwise float ops: the scalar op over a block
 
   [[nodiscard]] std::string printed_name(const Attrs& attrs) const;
   [[nodiscard]] bool is_differentiable() const noexcept {

@@ -9,7 +9,10 @@
 /// == and != are not overloaded: Variable equality is identity; use eq and neq. && and || are not
 /// overloaded either (they could not short-circuit); use logical_and and logical_or. Unary ! is
 /// logical_not, so test whether a Variable is defined with defined(), not with !v.
+#include <cstdint>
 #include <source_location>
+#include <string>
+#include <vector>
 
 #include "tscope/ops/elementwise.h"
 
@@ -65,5 +68,22 @@ Variable second(const Variable& like,
 Variable cast(const Variable& x,
               DType dtype,
               const std::source_location& location = std::source_location::current());
+
+/// A fused elementwise expression (the Composite op, which the fuse_elementwise rewrite builds):
+/// `expression` applies elementwise ops by registry name to the inputs i0, i1, ...; statements
+/// separated by ';' can be read back as t0, t1, ... ("Exp(i0);Mul(t0,t0)"). The inputs broadcast
+/// and must share one float dtype. Throws InvalidArgument (malformed expression, an op that cannot
+/// be fused) or TypeMismatch, naming the node.
+Variable composite(const std::vector<Variable>& inputs,
+                   const std::string& expression,
+                   const std::source_location& location = std::source_location::current());
+/// The same expression folded over `axes` of the broadcast shape (empty: every axis) by
+/// `reduction`, "add" (as Sum) or "maximum" (as Max), without storing its values.
+Variable composite_reduce(const std::vector<Variable>& inputs,
+                          const std::string& expression,
+                          const std::string& reduction,
+                          const std::vector<std::int64_t>& axes,
+                          bool keepdims,
+                          const std::source_location& location = std::source_location::current());
 
 }  // namespace tscope

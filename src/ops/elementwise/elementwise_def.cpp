@@ -73,21 +73,26 @@ ElementwiseDTypes elementwise_dtypes(const ScalarOp& scalar,
 }
 
 std::vector<Type> infer_elementwise(const InferContext& ctx, DTypeSet accepted) {
-  int rank = 0;
   for (const Variable& input : ctx.inputs) {
     if (!accepts_dtype(accepted, input.dtype())) {
       throw_error(ErrorKind::TypeMismatch, "{} accepts {}; input '{}' is {}", ctx.op.name,
                   accepted_name(accepted), input.to_string(), dtype_name(input.dtype()));
     }
-    rank = std::max(rank, input.rank());
   }
+  const ElementwiseDTypes types = elementwise_dtypes(*ctx.op.scalar, ctx.inputs, ctx.attrs);
+  return {Type{types.output, broadcast_static_dims(ctx.op.name, ctx.inputs)}};
+}
+
+Dims broadcast_static_dims(std::string_view op_name, std::span<const Variable> inputs) {
+  int rank = 0;
+  for (const Variable& input : inputs) rank = std::max(rank, input.rank());
   // Static broadcasting: an axis broadcasts only where its dim is statically 1 (Theano's
   // broadcastable pattern), so gradients know where to sum.
   Dims dims = Dims::filled(rank, 1);
   for (int axis = 0; axis < rank; ++axis) {
     bool any_unknown = false;
     std::int64_t known = 1;
-    for (const Variable& input : ctx.inputs) {
+    for (const Variable& input : inputs) {
       const int in_axis = axis - (rank - input.rank());
       if (in_axis < 0) continue;
       const std::int64_t extent = input.type().dims[in_axis];
@@ -96,19 +101,18 @@ std::vector<Type> infer_elementwise(const InferContext& ctx, DTypeSet accepted) 
       } else if (extent != 1) {
         if (known != 1 && known != extent) {
           std::string shapes;
-          for (const Variable& each : ctx.inputs) {
+          for (const Variable& each : inputs) {
             shapes += (shapes.empty() ? "" : " and ") + each.type().dims.to_string();
           }
           throw_error(ErrorKind::ShapeMismatch, "{}: input shapes {} do not broadcast at axis {}",
-                      ctx.op.name, shapes, axis);
+                      op_name, shapes, axis);
         }
         known = extent;
       }
     }
     dims[axis] = known != 1 ? known : (any_unknown ? kUnknownDim : 1);
   }
-  const ElementwiseDTypes types = elementwise_dtypes(*ctx.op.scalar, ctx.inputs, ctx.attrs);
-  return {Type{types.output, dims}};
+  return dims;
 }
 
 Dims elementwise_output_shape(const KernelContext& ctx) {

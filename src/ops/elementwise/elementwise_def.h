@@ -46,6 +46,9 @@ ElementwiseDTypes elementwise_dtypes(const ScalarOp& scalar,
                                      const Attrs& attrs);
 
 std::vector<Type> infer_elementwise(const InferContext& ctx, DTypeSet accepted);
+/// The static output dims of broadcasting `inputs` (an axis broadcasts only where its dim is
+/// statically 1); throws ShapeMismatch naming `op_name` and the shapes.
+Dims broadcast_static_dims(std::string_view op_name, std::span<const Variable> inputs);
 /// Checks run-time shapes against the node's static broadcast pattern and returns the output
 /// shape; throws ShapeMismatch naming the node.
 Dims elementwise_output_shape(const KernelContext& ctx);
@@ -196,6 +199,25 @@ void elementwise_kernel(KernelContext& ctx) {
   run_loop<Fn, K>(types, out, inputs);
 }
 
+/// The row-major flat index, in an input of `input_shape`, of the element that output element
+/// `flat` of `shape` reads when the input broadcasts to `shape` (size-1 and missing axes repeat).
+inline std::int64_t broadcast_source_index(const Dims& shape, const Dims& input_shape,
+                                           std::int64_t flat) {
+  std::int64_t rest = flat;
+  std::int64_t in_flat = 0;
+  std::int64_t in_scale = 1;
+  for (int axis = shape.rank() - 1; axis >= 0; --axis) {
+    const std::int64_t coordinate = rest % shape[axis];
+    rest /= shape[axis];
+    const int in_axis = axis - (shape.rank() - input_shape.rank());
+    if (in_axis < 0) continue;
+    const std::int64_t extent = input_shape[in_axis];
+    in_flat += (extent == 1 ? 0 : coordinate) * in_scale;
+    in_scale *= extent;
+  }
+  return in_flat;
+}
+
 /// The reference kernel: one element at a time through flat-index arithmetic, no fast paths.
 template <class Fn, std::size_t K>
 void elementwise_reference_kernel(KernelContext& ctx) {
@@ -211,20 +233,7 @@ void elementwise_reference_kernel(KernelContext& ctx) {
       std::array<C, K> args{};
       for (std::size_t k = 0; k < K; ++k) {
         const Tensor& input = ctx.input(static_cast<int>(k));
-        // Map the output's flat index to the input's, broadcasting size-1 and missing axes.
-        std::int64_t rest = i;
-        std::int64_t in_flat = 0;
-        std::int64_t in_scale = 1;
-        for (int axis = shape.rank() - 1; axis >= 0; --axis) {
-          const std::int64_t coordinate = rest % shape[axis];
-          rest /= shape[axis];
-          const int in_axis = axis - (shape.rank() - input.rank());
-          if (in_axis < 0) continue;
-          const std::int64_t extent = input.shape()[in_axis];
-          in_flat += (extent == 1 ? 0 : coordinate) * in_scale;
-          in_scale *= extent;
-        }
-        args[k] = static_cast<C>(input.at(in_flat));
+        args[k] = static_cast<C>(input.at(broadcast_source_index(shape, input.shape(), i)));
       }
       out_data[i] = convert_element<O>(std::apply(Fn{}, args));
     }
@@ -237,6 +246,49 @@ struct NoSimd {};
 /// The SLEEF kernel; defined in simd_loop.h, which op files with a Simd policy include.
 template <class Fn, std::size_t K, class Simd>
 void elementwise_simd_kernel(KernelContext& ctx);
+
+/// The block kernel of a functor without a Simd policy: the plain loop, which the compiler
+/// vectorises for the arithmetic ops.
+template <class Fn, std::size_t K, class C>
+void block_kernel(const C* const* args, C* out, std::int64_t n) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    const std::array<const C*, K> data{args[I]...};
+    for (std::int64_t i = 0; i < n; ++i) out[i] = Fn{}(data[I][i]...);
+  }(std::make_index_sequence<K>{});
+}
+
+/// The SLEEF block kernel; defined in simd_loop.h, which op files with a Simd policy include.
+template <class C, std::size_t K, class Simd>
+void simd_block_kernel(const C* const* args, C* out, std::int64_t n);
+
+/// Whether `Fn` has a block kernel for C: it is callable on C and returns C.
+template <class Fn, class C, std::size_t K>
+constexpr bool kHasBlockKernel = [] {
+  if constexpr (!kCallable<Fn, C, K> || ExplicitOutputDType<Fn>) {
+    return false;
+  } else {
+    return std::is_same_v<ResultOf<Fn, C, K>, C>;
+  }
+}();
+
+/// The block kernels of an op (op_def.h), empty unless its functor maps float to float and
+/// double to double under a Promote or PromoteToFloat dtype rule and it accepts floats.
+template <class Fn, std::size_t K, class Simd>
+BlockKernels make_block_kernels(const ElementwiseSpec& spec) {
+  const ElementwiseDTypeRule rule = spec.scalar->dtype_rule;
+  const bool float_rule =
+      rule == ElementwiseDTypeRule::Promote || rule == ElementwiseDTypeRule::PromoteToFloat;
+  if constexpr (kHasBlockKernel<Fn, float, K> && kHasBlockKernel<Fn, double, K>) {
+    if (!float_rule || spec.accepted == DTypeSet::IntegralOrBool) return {};
+    if constexpr (std::is_same_v<Simd, NoSimd>) {
+      return {block_kernel<Fn, K, float>, block_kernel<Fn, K, double>};
+    } else {
+      return {simd_block_kernel<float, K, Simd>, simd_block_kernel<double, K, Simd>};
+    }
+  } else {
+    return {};
+  }
+}
 
 /// Builds the OpDef. With a Simd policy (simd_loop.h) the fast kernel is the SLEEF loop, shown as
 /// "simd" in profiles; without one it is the typed loop, shown as "cpu".
@@ -251,6 +303,7 @@ OpDef make_elementwise_def(const ElementwiseSpec& spec) {
   def.traits = {
       .elementwise = true, .commutative = spec.commutative, .zero_gradient = spec.zero_gradient};
   def.scalar = spec.scalar;
+  def.block = make_block_kernels<Fn, K, Simd>(spec);
   def.pullback = spec.pullback;
   def.print = print_elementwise;
   def.cost = elementwise_cost;

@@ -10,6 +10,7 @@ void register_and(OpRegistry& registry);
 void register_cast(OpRegistry& registry);
 void register_ceil(OpRegistry& registry);
 void register_clip(OpRegistry& registry);
+void register_composite(OpRegistry& registry);
 void register_cos(OpRegistry& registry);
 void register_eq(OpRegistry& registry);
 void register_erf(OpRegistry& registry);
@@ -57,6 +58,7 @@ void register_elementwise_ops(OpRegistry& registry) {
   register_cast(registry);
   register_ceil(registry);
   register_clip(registry);
+  register_composite(registry);
   register_cos(registry);
   register_eq(registry);
   register_erf(registry);

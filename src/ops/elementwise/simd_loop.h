@@ -101,6 +101,32 @@ bool run_simd_loop(Tensor& out, const std::array<const Tensor*, K>& inputs) {
   return true;
 }
 
+/// The block kernel of a Simd policy: vectors over the block, the tail padded by repeating the
+/// last element as run_simd_loop does, so a value gets the same rounding in either loop.
+template <class C, std::size_t K, class Simd>
+void simd_block_kernel(const C* const* args, C* out, std::int64_t n) {
+  using Lanes = SimdLanes<C>;
+  constexpr std::int64_t kWidth = Lanes::kWidth;
+  std::int64_t i = 0;
+  for (; i + kWidth <= n; i += kWidth) {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      Lanes::store(out + i, Simd::apply(Lanes::load(args[I] + i)...));
+    }(std::make_index_sequence<K>{});
+  }
+  if (i == n) return;
+  std::array<std::array<C, kWidth>, K> tail{};
+  for (std::size_t k = 0; k < K; ++k) {
+    for (std::int64_t lane = 0; lane < kWidth; ++lane) {
+      tail[k][lane] = args[k][std::min(i + lane, n - 1)];
+    }
+  }
+  std::array<C, kWidth> result{};
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    Lanes::store(result.data(), Simd::apply(Lanes::load(tail[I].data())...));
+  }(std::make_index_sequence<K>{});
+  for (std::int64_t lane = 0; i + lane < n; ++lane) out[i + lane] = result[lane];
+}
+
 template <class Fn, std::size_t K, class Simd>
 void elementwise_simd_kernel(KernelContext& ctx) {
   const Dims shape = elementwise_output_shape(ctx);

@@ -77,11 +77,26 @@ TEST(OnnxImport, ProfileApplyRowsNameTheModelNode) {
   const ImportedModel model = import_model_bytes(add_relu_model().bytes(), "add_relu.onnx");
   FunctionOptions options;
   options.profile = true;
+  options.excluded_rewrites = {"fuse_elementwise"};  // one row per model node
   Function f = function(model.input_variables(), model.output_variables(), {}, options);
   (void)f({Tensor::zeros(DType::Float32, {2, 3})});
   const std::string report = profile::render_text(f.collector()->snapshot());
   EXPECT_NE(report.find("<- onnx:Relu 'relu1' at add_relu.onnx:2"), std::string::npos) << report;
   EXPECT_NE(report.find("<- onnx:Add 'add_bias' at add_relu.onnx:1"), std::string::npos) << report;
+}
+
+TEST(OnnxImport, FusedProfileRowsNameEveryModelNode) {
+  // fuse_elementwise makes the add and the relu one Composite: its row names both model nodes,
+  // the last one's site first.
+  const ImportedModel model = import_model_bytes(add_relu_model().bytes(), "add_relu.onnx");
+  FunctionOptions options;
+  options.profile = true;
+  Function f = function(model.input_variables(), model.output_variables(), {}, options);
+  (void)f({Tensor::zeros(DType::Float32, {2, 3})});
+  const std::string report = profile::render_text(f.collector()->snapshot());
+  EXPECT_NE(report.find("<- onnx:Relu 'relu1' + onnx:Add 'add_bias' at add_relu.onnx:2"),
+            std::string::npos)
+      << report;
 }
 
 TEST(OnnxImport, InitializersMayBecomeConstants) {

@@ -102,6 +102,7 @@ TEST(MemoryModel, RegressionVector) {
     return dimshuffle(a, {0, kNewAxis}) * dimshuffle(b, {kNewAxis, 0});
   };
   FunctionOptions options;
+  options.excluded_rewrites = {"fuse_elementwise"};  // the regression is node for node
   options.profile = true;
   options.clock = &clock;
   Function f =

@@ -277,6 +277,7 @@ profile::Profile regression_vector_profile(FakeClock& clock) {
     return dimshuffle(a, {0, kNewAxis}) * dimshuffle(b, {kNewAxis, 0});
   };
   FunctionOptions options;
+  options.excluded_rewrites = {"fuse_elementwise"};  // the regression is node for node
   options.profile = true;
   options.clock = &clock;
   options.name = "regression";

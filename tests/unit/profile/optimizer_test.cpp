@@ -7,7 +7,8 @@
 namespace tscope {
 namespace {
 
-// exp(x) twice (merged into one) and dot(x, w) + b (Dot -> Dot22 -> Gemm: two changes).
+// exp(x) twice (merged into one, then fused with the add) and dot(x, w) + b (Dot -> Dot22 -> Gemm:
+// two changes).
 profile::Profile rewritten_profile(FakeClock& clock) {
   Variable x = matrix(DType::Float32, "x");
   Variable w = matrix(DType::Float32, "w");
@@ -44,7 +45,9 @@ TEST(OptimizerProfile, CompileRecordCarriesEveryRewrite) {
       {"use_channel_blocks", 1000, 3, 0, 0, 0},
       // No Minimum: the rule is never tried.
       {"fuse_clamps", 0, 0, 0, 0, 0},
-      {"fold_constant_layouts", 1000, 3, 0, 0, 0}};
+      // The exp and the add reading it twice become one Composite.
+      {"fuse_elementwise", 1000, 3, 1, 1, 2},
+      {"fold_constant_layouts", 1000, 2, 0, 0, 0}};
   ASSERT_EQ(compile.rewrites.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
     const profile::RewriteRecord& rule = compile.rewrites[i];
@@ -56,9 +59,9 @@ TEST(OptimizerProfile, CompileRecordCarriesEveryRewrite) {
     EXPECT_EQ(rule.nodes_created, expected[i].created);
     EXPECT_EQ(rule.nodes_removed, expected[i].removed);
   }
-  // exp, exp, add, dot, add -> exp, add, gemm (the dot and its add become one node).
+  // exp, exp, add, dot, add -> Composite{(exp(i0) + exp(i0))}, gemm.
   EXPECT_EQ(compile.nodes_before_rewrite, 5);
-  EXPECT_EQ(compile.nodes_after_rewrite, 3);
+  EXPECT_EQ(compile.nodes_after_rewrite, 2);
   EXPECT_GT(compile.validate_ns, 0);
 }
 
@@ -116,7 +119,7 @@ TEST(OptimizerProfile, JsonRoundTripKeepsTheSection) {
       profile::parse_profile_json(profile::to_json_text({profile}, options), "optimizer");
   EXPECT_TRUE(document.report.show_optimizer);
   ASSERT_EQ(document.profiles.size(), 1u);
-  EXPECT_EQ(document.profiles[0].functions[0].compile.rewrites.size(), 6u);
+  EXPECT_EQ(document.profiles[0].functions[0].compile.rewrites.size(), 7u);
   EXPECT_EQ(profile::render_text(document.profiles[0], document.report),
             profile::render_text(profile, options));
 }

@@ -6,6 +6,8 @@
 
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "commands.h"
 #include "library_setup.h"
@@ -22,18 +24,22 @@
 namespace tscope::cli {
 namespace {
 // Runs the named built-in training job with the profiler on; 0 steps or batch keeps its default.
-models::TrainingRun run_builtin_job(const std::string& name, int steps, std::int64_t batch_size) {
+// `excluded` names rewrites to skip (an unknown name is an InvalidArgument listing them).
+models::TrainingRun run_builtin_job(const std::string& name, int steps, std::int64_t batch_size,
+                                    const std::vector<std::string>& excluded) {
   if (name == "mlp") {
     models::MlpTrainingConfig config;
     if (steps > 0) config.steps = steps;
     if (batch_size > 0) config.batch_size = batch_size;
     config.options.profile = true;
+    config.options.excluded_rewrites = excluded;
     return models::train_mlp(config);
   }
   models::VoxelCnnTrainingConfig config;
   if (steps > 0) config.steps = steps;
   if (batch_size > 0) config.batch_size = batch_size;
   config.options.profile = true;
+  config.options.excluded_rewrites = excluded;
   return models::train_voxel_cnn(config);
 }
 }  // namespace
@@ -51,6 +57,7 @@ Action add_profile_command(CLI::App& app) {
     bool optimizer = false;
     bool by_signature = false;
     std::string json_path;
+    std::vector<std::string> excluded_rewrites;
     OnnxModelSettings model;
     OnnxProfileSettings inference;
   };
@@ -91,6 +98,9 @@ Action add_profile_command(CLI::App& app) {
                     "also TSCOPE_FLAGS=profiling.min_peak_memory=true)");
   command->add_option("--json", settings->json_path,
                       "also write the profile as JSON (docs/profiler_formats.md) to this file");
+  command->add_option("--exclude-rewrite", settings->excluded_rewrites,
+                      "skip this rewrite of a built-in job (repeatable; names as in the Optimizer "
+                      "Profile, e.g. fuse_elementwise), to see what it gains");
   return [command, settings]() {
     if (!command->parsed()) return -1;
     const bool min_peak = settings->min_peak || profile::process_flags().min_peak_memory;
@@ -108,7 +118,8 @@ Action add_profile_command(CLI::App& app) {
       return profile_onnx_model(settings->model, settings->inference, report);
     }
     const models::TrainingRun run = run_builtin_job(settings->builtin, settings->steps,
-                                                    settings->batch_size);
+                                                    settings->batch_size,
+                                                    settings->excluded_rewrites);
     profile::Profile profile = run.train->collector()->snapshot();
     profile.blas = blas_description();
     profile.openmp = openmp_description();
