@@ -266,9 +266,9 @@ std::vector<Tensor> run_plain_reference(const KernelContext& outer, std::string_
   return outputs;
 }
 
-void run_dnnl_reorder(KernelContext& ctx, const dnnl::memory::desc& from_desc,
+void run_dnnl_reorder(std::shared_ptr<KernelState>& slot, const dnnl::memory::desc& from_desc,
                       const dnnl::memory::desc& to_desc, const Tensor& from, const Tensor& to) {
-  auto* state = dynamic_cast<ReorderState*>(ctx.state.get());
+  auto* state = dynamic_cast<ReorderState*>(slot.get());
   if (state == nullptr || !(state->from_shape == from.shape())) {
     auto fresh = std::make_shared<ReorderState>();
     fresh->from_shape = from.shape();
@@ -284,7 +284,7 @@ void run_dnnl_reorder(KernelContext& ctx, const dnnl::memory::desc& from_desc,
       throw Error(ErrorKind::Internal, fmt::format("oneDNN rejected a reorder: {}", error.what()));
     }
     state = fresh.get();
-    ctx.state = std::move(fresh);
+    slot = std::move(fresh);
   }
   dnnl_bind(state->call, DNNL_ARG_FROM, from.raw_data());
   dnnl_bind(state->call, DNNL_ARG_TO, to.raw_data());
