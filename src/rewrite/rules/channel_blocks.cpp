@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // use_channel_blocks: layout assignment (channel_layout_plan.cpp) decides which values run
 // blocked; this file materialises that plan. In topological order, each node that runs blocked is
-// rebuilt on the blocked values of its inputs, and its output is replaced by a FromChannelBlocks
-// of the new node (and a slice to the real channels when they are padded), so every reader still
-// sees plain data. A reader that runs blocked too takes the blocked value directly, which leaves
-// that FromChannelBlocks unread; replace() removes it. Reorders therefore remain exactly where a
-// plain reader (or a graph output) meets a blocked value, and ToChannelBlocks where a convolution
-// that reads blocked input meets a plain one. The bias adds, skip connections and clamps stay
-// separate nodes here; the local rules in channel_block_fusions.cpp fold them into the
-// convolutions.
+// rebuilt on the blocked values of its inputs. Where a graph output or a reader that stays plain
+// reads the node's output, that output is replaced by a FromChannelBlocks of the new node (and a
+// slice to the real channels when they are padded); where every reader runs blocked, the readers
+// take the new node's output when they are rebuilt, and replace() removes the old node after the
+// last of them. Reorders therefore sit exactly where a blocked value meets a plain reader, and
+// ToChannelBlocks where a convolution that reads blocked input meets plain data. The bias adds,
+// skip connections and clamps stay separate nodes here; the local rules in
+// channel_block_fusions.cpp fold them into the convolutions.
 #include "tscope/rewrite/channel_block_rules.h"
 
 #include <algorithm>
@@ -111,10 +111,31 @@ class Materialiser {
     return reorder->output(0);
   }
 
-  // Replaces `plain` by the plain data of `blocked_value` (laid out as `layout` says), which the
-  // readers that stay plain and the graph outputs then read.
+  // Whether `reader` reads its data input blocked once rebuilt.
+  [[nodiscard]] bool reads_blocked(const ApplyNode& reader) const {
+    if (const auto conv = plan_.convs.find(&reader); conv != plan_.convs.end()) {
+      return conv->second.reads_blocked_input;
+    }
+    return blocked_output(reader) != nullptr;
+  }
+
+  // Whether a graph output or a reader that stays plain reads `value`.
+  [[nodiscard]] bool has_plain_reader(const Variable& value) const {
+    return std::ranges::any_of(graph_.clients(value), [&](const Client& client) {
+      return client.is_output() || !reads_blocked(*client.node);
+    });
+  }
+
+  // Makes `blocked_value` the blocked value of `plain`. When something reads `plain` as plain
+  // data, `plain` is replaced by the plain data of `blocked_value` (laid out as `layout` says);
+  // otherwise its readers, all rebuilt later in the walk, take `blocked_value` and the old node
+  // leaves the graph with the last of them.
   void restore(const Variable& plain, const Variable& blocked_value, const ValueLayout& layout,
                const Provenance& provenance) {
+    if (!has_plain_reader(plain)) {
+      blocked_of_.emplace(plain.node(), blocked_value);
+      return;
+    }
     const auto reorder = ApplyNode::create(op_def("FromChannelBlocks"), {blocked_value},
                                            Attrs{{"block", plan_.block}}, provenance);
     Variable restored = reorder->output(0);
@@ -155,7 +176,7 @@ class Materialiser {
     }
     const auto blocked_conv = ApplyNode::create(
         op_def("BlockedConv"),
-        {input_runs_blocked(layout.weights) ? blocked(x, provenance) : x, packed->output(0)},
+        {layout.reads_blocked_input ? blocked(x, provenance) : x, packed->output(0)},
         std::move(attrs), provenance);
     restore(conv.output(0), blocked_conv->output(0), *plan_.blocked_layout(conv.output(0)),
             provenance);

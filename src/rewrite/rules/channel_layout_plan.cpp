@@ -91,7 +91,8 @@ class LayoutAssigner {
       const std::optional<Variable> bias = bias_after(conv.output(0), out_channels);
       if (bias && bias->kind() != VariableKind::Constant) return std::nullopt;
     }
-    return ConvLayout{std::move(*layout), *in, *out};
+    const bool reads_blocked = input_runs_blocked(*layout);
+    return ConvLayout{std::move(*layout), *in, *out, reads_blocked};
   }
 
   void assign_conv(const ApplyNode& conv) {
@@ -109,7 +110,8 @@ class LayoutAssigner {
     std::optional<ConvLayout> layout;
     if (std::optional<std::string> weights =
             blocked_weight_layout(channels, out_channels, groups, plan_.block)) {
-      layout = ConvLayout{std::move(*weights), channels, out_channels};
+      const bool reads_blocked = input_runs_blocked(*weights);
+      layout = ConvLayout{std::move(*weights), channels, out_channels, reads_blocked};
     } else if (groups == 1) {
       layout = padded_conv(conv, channels, out_channels);
     }
@@ -119,7 +121,8 @@ class LayoutAssigner {
       // eltwise and binary post-ops in a slow generic loop (MobileNet-v2's 24 -> 144 1x1 with its
       // ReLU6 took 2.6 ms, against 0.25 ms for the convolution alone).
       if (groups == 1 && bias_after(conv.output(0), out_channels)) {
-        plan_.convs.emplace(&conv, ConvLayout{std::string(kPlainConvLayout), channels, out_channels});
+        plan_.convs.emplace(&conv,
+                            ConvLayout{std::string(kPlainConvLayout), channels, out_channels, false});
       }
       return;
     }

@@ -32,6 +32,7 @@ struct ConvLayout {
   std::string weights;
   std::int64_t channels = 0;
   std::int64_t out_channels = 0;
+  bool reads_blocked_input = false;  ///< input_runs_blocked(weights)
 };
 
 struct LayoutPlan {
