@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "dnnl_util.h"
 #include "reference_loops.h"
@@ -68,12 +70,20 @@ struct ReorderState final : KernelState {
 }  // namespace
 
 WeightLayout weight_layout_from(const std::string& name, std::string_view label) {
-  if (name == kPlainConvLayout) return {WeightKind::Plain, 0};
-  for (std::int64_t block : kChannelBlockSizes) {
-    for (WeightKind kind : {WeightKind::BlockedInOut, WeightKind::BlockedOut, WeightKind::Depthwise}) {
-      const WeightLayout layout{kind, block};
-      if (name == weight_layout_name(layout)) return layout;
+  // Every layout with its name, formatted once.
+  static const std::vector<std::pair<std::string, WeightLayout>> kNamed = [] {
+    std::vector<std::pair<std::string, WeightLayout>> named{
+        {std::string(kPlainConvLayout), {WeightKind::Plain, 0}}};
+    for (std::int64_t block : kChannelBlockSizes) {
+      for (WeightKind kind :
+           {WeightKind::BlockedInOut, WeightKind::BlockedOut, WeightKind::Depthwise}) {
+        named.emplace_back(weight_layout_name({kind, block}), WeightLayout{kind, block});
+      }
     }
+    return named;
+  }();
+  for (const auto& [layout_name, layout] : kNamed) {
+    if (name == layout_name) return layout;
   }
   throw_error(ErrorKind::InvalidArgument,
               "{}: unknown weight layout '{}' (OIhwBiBo, OhwiBo or GoihwBg for a block B of 8 or "
