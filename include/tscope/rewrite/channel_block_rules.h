@@ -14,7 +14,8 @@
 ///   - three local rules that fold what follows a BlockedConv into it as oneDNN post-ops:
 ///     fuse_conv_bias, fuse_conv_residual (a skip connection's add of a blocked value) and
 ///     fuse_conv_clamp (the ReLU / clip).
-/// Every replacement carries the provenance of the convolution it stands for.
+/// Every new node carries the provenance of the node it stands for; a fused convolution keeps the
+/// convolution's.
 #include <cstdint>
 #include <vector>
 

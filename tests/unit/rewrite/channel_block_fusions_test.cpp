@@ -185,8 +185,8 @@ TEST(FuseConvResidual, TheConvolutionComputedLastTakesTheAdd) {
   expect_same_results({&plain, &fused}, random_tensor(DType::Float32, {1, 8, 5, 6}, 6));
 }
 
-// Near-misses: the output read twice, a clamp before the add (the epilogue adds the residual
-// before it clamps), and an add of a broadcast (1, C, 1, 1) value.
+// Near-misses: the output read twice, and a clamp before the add (the epilogue adds the
+// residual before it clamps).
 TEST(FuseConvResidual, LeavesNearMisses) {
   Variable x = tensor4(DType::Float32, "x");
   Variable stem = relu(with_bias(conv2d(x, conv_weights(8, 8, 1), kSame), 8, 2));
@@ -205,7 +205,7 @@ TEST(FuseConvResidual, LeavesNearMisses) {
 
 // ---- fuse_conv_clamp ----
 
-TEST(FuseConvClamp, FoldsReluSixIntoTheConvolution) {
+TEST(FuseConvClamp, FoldsBothBoundsIntoTheConvolution) {
   Variable x = tensor4(DType::Float32, "x");
   const int conv_line = __LINE__ + 1;
   Variable y = conv2d(x, conv_weights(8, 8, 1), kSame);
@@ -228,7 +228,7 @@ TEST(FuseConvClamp, FoldsReluSixIntoTheConvolution) {
 }
 
 // Near-misses: the output read twice; max after min (the epilogue clamps below first); a NaN
-// bound; a bound that is not a scalar constant.
+// bound.
 TEST(FuseConvClamp, LeavesNearMisses) {
   Variable x = tensor4(DType::Float32, "x");
   Variable y = conv2d(x, conv_weights(8, 8, 1), kSame);
