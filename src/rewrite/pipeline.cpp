@@ -73,17 +73,20 @@ using PassFn = std::int64_t (*)(FunctionGraph&, const PipelineSettings&);
 using LocalRulesFn = std::vector<LocalRule> (*)();
 
 // A stage is a whole-graph pass or a set of local rules run to a fixed point. Either can be
-// excluded by the stage's name; a local rule also by its own.
+// excluded by the stage's name; a local rule also by its own. A stage that `needs` another runs
+// only when that one ran and changed the graph (excluding it excludes this one too).
 struct Stage {
   std::string_view name;
   PassFn pass = nullptr;
   LocalRulesFn local_rules = nullptr;
+  std::string_view needs;
 };
 
 std::vector<LocalRule> clamp_rules() { return {clamp_rule()}; }
 
-// Order matters: BLAS products before layouts, clamps after them (a blocked convolution absorbs
-// its clamp), and folding last, once the weight packing it folds exists.
+// Order matters: BLAS products before layouts; the blocked convolutions' fusions right after
+// the layout change that creates them, and the remaining clamps after those (a blocked
+// convolution absorbs its clamp); folding last, once the weight packing it folds exists.
 constexpr Stage kStages[] = {
     {"merge_duplicate_nodes",
      [](FunctionGraph& graph, const PipelineSettings&) { return merge_duplicate_nodes(graph); }},
@@ -92,6 +95,7 @@ constexpr Stage kStages[] = {
      [](FunctionGraph& graph, const PipelineSettings& settings) {
        return use_channel_blocks(graph, settings.channel_block, settings.winograd);
      }},
+    {"fuse_channel_block_ops", nullptr, channel_block_fusion_rules, "use_channel_blocks"},
     {"fuse_clamps", nullptr, clamp_rules},
     {"fuse_elementwise",
      [](FunctionGraph& graph, const PipelineSettings&) { return fuse_elementwise(graph); }},
@@ -140,8 +144,14 @@ RewriteReport run_default_pipeline(FunctionGraph& graph, Clock& clock,
   }
   RewriteReport report;
   report.nodes_before = static_cast<std::int64_t>(graph.node_count());
+  std::vector<std::string_view> changed_stages;
   for (const Stage& stage : kStages) {
     if (is_excluded(excluded, stage.name)) continue;
+    if (!stage.needs.empty() &&
+        std::ranges::find(changed_stages, stage.needs) == changed_stages.end()) {
+      continue;
+    }
+    const std::size_t first_report = report.rules.size();
     if (stage.pass != nullptr) {
       report.rules.push_back(run_pass(graph, stage, settings, clock));
     } else {
@@ -149,6 +159,10 @@ RewriteReport run_default_pipeline(FunctionGraph& graph, Clock& clock,
       std::erase_if(rules, [&](const LocalRule& rule) { return is_excluded(excluded, rule.name); });
       apply_to_fixed_point(graph, rules, clock, report.rules);
     }
+    const bool changed =
+        std::any_of(report.rules.begin() + static_cast<std::ptrdiff_t>(first_report),
+                    report.rules.end(), [](const RuleReport& rule) { return rule.changes > 0; });
+    if (changed) changed_stages.push_back(stage.name);
     graph.release_replaced();
     verify_after_stage(graph);
   }

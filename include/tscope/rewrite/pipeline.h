@@ -3,8 +3,8 @@
 /// The rewrite pipeline run by function(): an ordered list of stages over a FunctionGraph, then the
 /// verifier. A stage is a whole-graph pass or a set of local rules (rule.h) run to a fixed point.
 /// Stages: merge of duplicate nodes, BLAS products (Dot22 / Gemm), the channel-blocked layout for
-/// convolutions, clamp fusion, elementwise fusion (Composite), and folding of constant weight
-/// packing.
+/// convolutions and the fusion of their epilogues, clamp fusion, elementwise fusion (Composite),
+/// and folding of constant weight packing.
 #include <cstdint>
 #include <span>
 #include <string>

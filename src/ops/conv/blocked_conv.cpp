@@ -26,11 +26,16 @@ namespace tscope::ops {
 namespace {
 constexpr std::string_view kLabel = "BlockedConv";
 
+// The attrs a kernel needs, read and checked once: at type inference, and on a node's first
+// call (kept in its KernelState), so that no call parses the layout name.
 struct Signature {
   detail::WeightLayout layout;
   bool in_blocked;
   detail::ConvEpilogue epilogue;
   bool winograd;
+  std::int64_t groups;
+  std::int64_t channels;
+  std::int64_t out_channels;
 };
 
 Signature signature_of(const Attrs& attrs) {
@@ -38,7 +43,10 @@ Signature signature_of(const Attrs& attrs) {
               attrs.get_bool("in_blocked"),
               {attrs.get_bool("has_bias"), attrs.get_bool_or("has_residual", false),
                attrs.get_double("lower"), attrs.get_double("upper")},
-              attrs.get_bool_or("winograd", false)};
+              attrs.get_bool_or("winograd", false),
+              attrs.get_int("groups"),
+              attrs.get_int("channels"),
+              attrs.get_int("out_channels")};
   if (s.in_blocked != detail::reads_blocked_input(s.layout)) {
     throw_error(ErrorKind::InvalidArgument, "{}: in_blocked={} does not match weight layout {}",
                 kLabel, s.in_blocked, attrs.get_string("layout"));
@@ -52,6 +60,21 @@ Signature signature_of(const Attrs& attrs) {
   return s;
 }
 
+// What a BlockedConv node keeps between calls: its signature and its oneDNN primitive.
+struct BlockedConvNodeState final : KernelState {
+  Signature signature;
+  std::shared_ptr<KernelState> primitive;
+};
+
+BlockedConvNodeState& node_state(KernelContext& ctx) {
+  if (auto* state = dynamic_cast<BlockedConvNodeState*>(ctx.state.get())) return *state;
+  auto fresh = std::make_shared<BlockedConvNodeState>();
+  fresh->signature = signature_of(*ctx.attrs);
+  BlockedConvNodeState& state = *fresh;
+  ctx.state = std::move(fresh);
+  return state;
+}
+
 // The output's shape: blocked in the layout's block, plain for "oihw".
 Dims blocked_output(const Signature& s, const detail::ConvGeometry& g) {
   if (s.layout.block == 0) return g.output_shape();
@@ -59,31 +82,28 @@ Dims blocked_output(const Signature& s, const detail::ConvGeometry& g) {
 }
 
 // The plain (N, C, H, W) shape of x and OIHW shape of w the node stands for.
-Dims plain_input_shape(const Attrs& attrs, const Dims& x) {
-  if (!attrs.get_bool("in_blocked")) return x;
-  detail::check_blocked_dims(x, attrs.get_int("block"), kLabel);
+Dims plain_input_shape(const Signature& s, const Dims& x) {
+  if (!s.in_blocked) return x;
+  detail::check_blocked_dims(x, s.layout.block, kLabel);
   return detail::plain_shape(x);
 }
 
-Dims plain_weight_shape(const Attrs& attrs, const Dims& packed) {
-  const detail::WeightLayout layout = detail::weight_layout_from(attrs.get_string("layout"), kLabel);
-  const std::int64_t groups = attrs.get_int("groups");
-  const std::int64_t channels = attrs.get_int("channels");
-  const Dims plain = detail::unpacked_weight_shape(layout, packed, channels);
-  if (packed.rank() != detail::packed_weight_shape(layout, plain, groups, kLabel).rank() ||
-      !(detail::packed_weight_shape(layout, plain, groups, kLabel) == packed) ||
-      plain[0] != attrs.get_int("out_channels") || plain[1] * groups != channels) {
+Dims plain_weight_shape(const Signature& s, const Dims& packed) {
+  const Dims plain = detail::unpacked_weight_shape(s.layout, packed, s.channels);
+  const Dims expected = detail::packed_weight_shape(s.layout, plain, s.groups, kLabel);
+  if (packed.rank() != expected.rank() || !(expected == packed) || plain[0] != s.out_channels ||
+      plain[1] * s.groups != s.channels) {
     throw_error(ErrorKind::ShapeMismatch,
                 "{}: packed weights {} do not hold {} weights for {} -> {} channels (groups {})",
-                kLabel, packed.to_string(), attrs.get_string("layout"), channels,
-                attrs.get_int("out_channels"), groups);
+                kLabel, packed.to_string(), detail::weight_layout_name(s.layout), s.channels,
+                s.out_channels, s.groups);
   }
   return plain;
 }
 
-detail::ConvGeometry geometry_of(const Attrs& attrs, const Dims& x, const Dims& w) {
-  return detail::conv_geometry(attrs, plain_input_shape(attrs, x), plain_weight_shape(attrs, w),
-                               kLabel);
+detail::ConvGeometry geometry_of(const Attrs& attrs, const Signature& s, const Dims& x,
+                                 const Dims& w) {
+  return detail::conv_geometry(attrs, plain_input_shape(s, x), plain_weight_shape(s, w), kLabel);
 }
 
 std::vector<Type> infer_blocked_conv(const InferContext& ctx) {
@@ -105,7 +125,7 @@ std::vector<Type> infer_blocked_conv(const InferContext& ctx) {
                 ctx.input_type(1).rank());
   }
   const detail::ConvGeometry g =
-      geometry_of(ctx.attrs, ctx.input_type(0).dims, ctx.input_type(1).dims);
+      geometry_of(ctx.attrs, s, ctx.input_type(0).dims, ctx.input_type(1).dims);
   if (s.winograd && !suits_winograd(ctx.attrs, g.window.kernel[0], g.window.kernel[1])) {
     throw_error(ErrorKind::InvalidArgument,
                 "{}: winograd needs layout OIhw16i16o, groups 1, a 3x3 kernel and strides and "
@@ -150,8 +170,9 @@ void check_epilogue_inputs(const KernelContext& ctx, const Signature& s,
 }
 
 void compute_reference(KernelContext& ctx) {
-  const Signature s = signature_of(*ctx.attrs);
-  const detail::ConvGeometry g = geometry_of(*ctx.attrs, ctx.input(0).shape(), ctx.input(1).shape());
+  const Signature& s = node_state(ctx).signature;
+  const detail::ConvGeometry g =
+      geometry_of(*ctx.attrs, s, ctx.input(0).shape(), ctx.input(1).shape());
   check_epilogue_inputs(ctx, s, g);
   const Tensor x = s.in_blocked ? detail::unblock(ctx.input(0)) : ctx.input(0).contiguous();
   const Tensor w = detail::unpack_weights(s.layout, ctx.input(1), g.weight_shape());
@@ -183,8 +204,10 @@ void compute_reference(KernelContext& ctx) {
 }
 
 void compute_dnnl(KernelContext& ctx) {
-  const Signature s = signature_of(*ctx.attrs);
-  const detail::ConvGeometry g = geometry_of(*ctx.attrs, ctx.input(0).shape(), ctx.input(1).shape());
+  BlockedConvNodeState& state = node_state(ctx);
+  const Signature& s = state.signature;
+  const detail::ConvGeometry g =
+      geometry_of(*ctx.attrs, s, ctx.input(0).shape(), ctx.input(1).shape());
   check_epilogue_inputs(ctx, s, g);
   const Tensor x = ctx.input(0).contiguous();
   const Tensor w = ctx.input(1).contiguous();
@@ -193,7 +216,8 @@ void compute_dnnl(KernelContext& ctx) {
       s.epilogue.has_residual ? ctx.input(ctx.num_inputs - 1).contiguous() : Tensor();
   Tensor& y = ctx.allocate_output(0, DType::Float32, blocked_output(s, g));
   const bool empty = x.numel() == 0 || y.numel() == 0;
-  if (empty || !detail::run_blocked_conv_dnnl(ctx, g, s.layout, s.epilogue, s.winograd, x, w,
+  if (empty || !detail::run_blocked_conv_dnnl(ctx, state.primitive, g, s.layout, s.epilogue,
+                                              s.winograd, x, w,
                                               s.epilogue.has_bias ? &bias : nullptr,
                                               s.epilogue.has_residual ? &residual : nullptr, y)) {
     compute_reference(ctx);
@@ -203,7 +227,7 @@ void compute_dnnl(KernelContext& ctx) {
 Cost blocked_conv_cost(const CostContext& ctx) {
   const Dims& out = ctx.output_shapes[0];
   const Dims y = out.rank() == 5 ? detail::plain_shape(out) : out;
-  const Dims w = plain_weight_shape(ctx.attrs, ctx.input_shapes[1]);
+  const Dims w = plain_weight_shape(signature_of(ctx.attrs), ctx.input_shapes[1]);
   double elements = static_cast<double>(ctx.output_shapes[0].product());
   for (const Dims& shape : ctx.input_shapes) elements += static_cast<double>(shape.product());
   const double epilogue = static_cast<double>(y.product()) *

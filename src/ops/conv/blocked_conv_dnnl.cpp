@@ -133,10 +133,11 @@ std::optional<BuiltCall> build_call(const ConvGeometry& g, WeightLayout layout,
 }
 }  // namespace
 
-bool run_blocked_conv_dnnl(KernelContext& ctx, const ConvGeometry& geometry, WeightLayout layout,
+bool run_blocked_conv_dnnl(const KernelContext& ctx, std::shared_ptr<KernelState>& primitive,
+                           const ConvGeometry& geometry, WeightLayout layout,
                            const ConvEpilogue& epilogue, bool winograd, const Tensor& x, const Tensor& w,
                            const Tensor* bias, const Tensor* residual, const Tensor& y) {
-  auto* state = dynamic_cast<BlockedConvState*>(ctx.state.get());
+  auto* state = dynamic_cast<BlockedConvState*>(primitive.get());
   if (state == nullptr || !(state->x_shape == x.shape())) {
     auto fresh = std::make_shared<BlockedConvState>();
     fresh->x_shape = x.shape();
@@ -151,7 +152,7 @@ bool run_blocked_conv_dnnl(KernelContext& ctx, const ConvGeometry& geometry, Wei
       fresh->winograd = std::move(built->winograd);
     }
     state = fresh.get();
-    ctx.state = std::move(fresh);
+    primitive = std::move(fresh);
   }
   if (state->unimplemented) return false;
   if (state->winograd) {

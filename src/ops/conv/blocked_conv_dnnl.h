@@ -21,9 +21,12 @@ struct ConvEpilogue {
 
 /// Computes y (already allocated, blocked) from contiguous float32 x, packed w, bias and residual
 /// (null when the epilogue has none), with oneDNN's Winograd algorithm when `winograd` (BlockedConv's
-/// attr) and oneDNN has it for the shape, else the direct one. Returns false when oneDNN has no
-/// implementation; the caller then runs the reference kernel.
-[[nodiscard]] bool run_blocked_conv_dnnl(KernelContext& ctx, const ConvGeometry& geometry,
+/// attr) and oneDNN has it for the shape, else the direct one. The primitive is kept in
+/// `primitive` (a slot of the node's state) until x's shape changes. Returns false when oneDNN has
+/// no implementation; the caller then runs the reference kernel.
+[[nodiscard]] bool run_blocked_conv_dnnl(const KernelContext& ctx,
+                                         std::shared_ptr<KernelState>& primitive,
+                                         const ConvGeometry& geometry,
                                          WeightLayout layout, const ConvEpilogue& epilogue,
                                          bool winograd, const Tensor& x, const Tensor& w, const Tensor* bias,
                                          const Tensor* residual, const Tensor& y);

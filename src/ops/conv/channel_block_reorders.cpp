@@ -47,7 +47,7 @@ void to_blocks_dnnl(KernelContext& ctx) {
   const std::int64_t block = detail::check_block_attr(*ctx.attrs, kTo);
   Tensor& y = ctx.allocate_output(0, x.dtype(), detail::blocked_shape(x.shape(), block, kTo));
   if (x.numel() == 0) return;
-  detail::run_dnnl_reorder(ctx, detail::dnnl_image_desc(x.shape(), 0),
+  detail::run_dnnl_reorder(ctx.state, detail::dnnl_image_desc(x.shape(), 0),
                            detail::dnnl_image_desc(x.shape(), block), x, y);
 }
 
@@ -79,7 +79,7 @@ void from_blocks_dnnl(KernelContext& ctx) {
   const Dims plain = detail::plain_shape(x.shape());
   Tensor& y = ctx.allocate_output(0, x.dtype(), plain);
   if (x.numel() == 0) return;
-  detail::run_dnnl_reorder(ctx, detail::dnnl_image_desc(plain, block),
+  detail::run_dnnl_reorder(ctx.state, detail::dnnl_image_desc(plain, block),
                            detail::dnnl_image_desc(plain, 0), x, y);
 }
 
@@ -95,6 +95,24 @@ detail::WeightLayout layout_of(const Attrs& attrs) {
   return layout;
 }
 
+// What a PackConvWeights node keeps between calls: its layout, read from the attrs on the first
+// call, and the oneDNN reorder.
+struct PackState final : KernelState {
+  detail::WeightLayout layout;
+  std::int64_t groups;
+  std::shared_ptr<KernelState> reorder;
+};
+
+PackState& pack_state(KernelContext& ctx) {
+  if (auto* state = dynamic_cast<PackState*>(ctx.state.get())) return *state;
+  auto fresh = std::make_shared<PackState>();
+  fresh->layout = layout_of(*ctx.attrs);
+  fresh->groups = ctx.attrs->get_int("groups");
+  PackState& state = *fresh;
+  ctx.state = std::move(fresh);
+  return state;
+}
+
 std::vector<Type> infer_pack(const InferContext& ctx) {
   check_float32(ctx, kPack);
   return {Type{DType::Float32,
@@ -102,23 +120,24 @@ std::vector<Type> infer_pack(const InferContext& ctx) {
                                            ctx.attrs.get_int("groups"), kPack)}};
 }
 
-Tensor& allocate_packed(KernelContext& ctx) {
-  const Dims packed = detail::packed_weight_shape(layout_of(*ctx.attrs), ctx.input(0).shape(),
-                                                  ctx.attrs->get_int("groups"), kPack);
+Tensor& allocate_packed(KernelContext& ctx, const PackState& state) {
+  const Dims packed =
+      detail::packed_weight_shape(state.layout, ctx.input(0).shape(), state.groups, kPack);
   return ctx.allocate_output(0, ctx.input(0).dtype(), packed);
 }
 
 void pack_reference(KernelContext& ctx) {
-  Tensor& y = allocate_packed(ctx);
-  detail::pack_weights_into(layout_of(*ctx.attrs), ctx.input(0), y);
+  const PackState& state = pack_state(ctx);
+  Tensor& y = allocate_packed(ctx, state);
+  detail::pack_weights_into(state.layout, ctx.input(0), y);
 }
 
 void pack_dnnl(KernelContext& ctx) {
+  PackState& state = pack_state(ctx);
   const Tensor w = ctx.input(0).contiguous();
-  Tensor& y = allocate_packed(ctx);
-  const detail::WeightLayout layout = layout_of(*ctx.attrs);
-  detail::run_dnnl_reorder(ctx, detail::dnnl_weight_desc(layout, w.shape(), false),
-                           detail::dnnl_weight_desc(layout, w.shape(), true), w, y);
+  Tensor& y = allocate_packed(ctx, state);
+  detail::run_dnnl_reorder(state.reorder, detail::dnnl_weight_desc(state.layout, w.shape(), false),
+                           detail::dnnl_weight_desc(state.layout, w.shape(), true), w, y);
 }
 
 bool float32_input(std::span<const Variable> inputs, const Attrs&) {

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "dnnl_util.h"
 #include "reference_loops.h"
@@ -68,12 +70,20 @@ struct ReorderState final : KernelState {
 }  // namespace
 
 WeightLayout weight_layout_from(const std::string& name, std::string_view label) {
-  if (name == kPlainConvLayout) return {WeightKind::Plain, 0};
-  for (std::int64_t block : kChannelBlockSizes) {
-    for (WeightKind kind : {WeightKind::BlockedInOut, WeightKind::BlockedOut, WeightKind::Depthwise}) {
-      const WeightLayout layout{kind, block};
-      if (name == weight_layout_name(layout)) return layout;
+  // Every layout with its name, formatted once.
+  static const std::vector<std::pair<std::string, WeightLayout>> kNamed = [] {
+    std::vector<std::pair<std::string, WeightLayout>> named{
+        {std::string(kPlainConvLayout), {WeightKind::Plain, 0}}};
+    for (std::int64_t block : kChannelBlockSizes) {
+      for (WeightKind kind :
+           {WeightKind::BlockedInOut, WeightKind::BlockedOut, WeightKind::Depthwise}) {
+        named.emplace_back(weight_layout_name({kind, block}), WeightLayout{kind, block});
+      }
     }
+    return named;
+  }();
+  for (const auto& [layout_name, layout] : kNamed) {
+    if (name == layout_name) return layout;
   }
   throw_error(ErrorKind::InvalidArgument,
               "{}: unknown weight layout '{}' (OIhwBiBo, OhwiBo or GoihwBg for a block B of 8 or "
@@ -266,9 +276,9 @@ std::vector<Tensor> run_plain_reference(const KernelContext& outer, std::string_
   return outputs;
 }
 
-void run_dnnl_reorder(KernelContext& ctx, const dnnl::memory::desc& from_desc,
+void run_dnnl_reorder(std::shared_ptr<KernelState>& slot, const dnnl::memory::desc& from_desc,
                       const dnnl::memory::desc& to_desc, const Tensor& from, const Tensor& to) {
-  auto* state = dynamic_cast<ReorderState*>(ctx.state.get());
+  auto* state = dynamic_cast<ReorderState*>(slot.get());
   if (state == nullptr || !(state->from_shape == from.shape())) {
     auto fresh = std::make_shared<ReorderState>();
     fresh->from_shape = from.shape();
@@ -284,7 +294,7 @@ void run_dnnl_reorder(KernelContext& ctx, const dnnl::memory::desc& from_desc,
       throw Error(ErrorKind::Internal, fmt::format("oneDNN rejected a reorder: {}", error.what()));
     }
     state = fresh.get();
-    ctx.state = std::move(fresh);
+    slot = std::move(fresh);
   }
   dnnl_bind(state->call, DNNL_ARG_FROM, from.raw_data());
   dnnl_bind(state->call, DNNL_ARG_TO, to.raw_data());

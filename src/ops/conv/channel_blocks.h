@@ -12,6 +12,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,8 +89,9 @@ void pack_weights_into(WeightLayout layout, const Tensor& w, Tensor& out);
                                                       const std::vector<Tensor>& inputs);
 
 /// Copies `from` into `to` (both contiguous float32, one byte size) with a oneDNN reorder between
-/// the two descriptors, keeping the primitive in ctx.state until the shapes change.
-void run_dnnl_reorder(KernelContext& ctx, const dnnl::memory::desc& from_desc,
+/// the two descriptors, keeping the primitive in `state` (the node's ctx.state, or a slot of a
+/// node state that keeps more) until the shapes change.
+void run_dnnl_reorder(std::shared_ptr<KernelState>& state, const dnnl::memory::desc& from_desc,
                       const dnnl::memory::desc& to_desc, const Tensor& from, const Tensor& to);
 
 }  // namespace tscope::ops::detail

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "support/graph_counts.h"
 #include "support/test_util.h"
 #include "tscope/ops/channel_blocks.h"
 
@@ -23,11 +24,7 @@ Variable with_bias(const Variable& y, std::int64_t channels, std::uint64_t seed)
   return y + dimshuffle(bias, {kNewAxis, 0, kNewAxis, kNewAxis});
 }
 
-std::map<std::string, int> op_counts(const Function& f) {
-  std::map<std::string, int> counts;
-  for (const ApplyNode* node : f.graph().toposort()) ++counts[std::string(node->op().name)];
-  return counts;
-}
+using testing::op_counts;
 
 const ApplyNode* first_node(const Function& f, std::string_view op_name) {
   for (const ApplyNode* node : f.graph().toposort()) {

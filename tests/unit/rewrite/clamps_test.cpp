@@ -6,15 +6,12 @@
 #include <map>
 #include <string>
 
+#include "support/graph_counts.h"
 #include "support/test_util.h"
 
 namespace tscope {
 namespace {
-std::map<std::string, int> op_counts(const Function& f) {
-  std::map<std::string, int> counts;
-  for (const ApplyNode* node : f.graph().toposort()) ++counts[std::string(node->op().name)];
-  return counts;
-}
+using testing::op_counts;
 
 Function compile(const std::vector<Variable>& outputs, const Variable& x, bool fuse) {
   FunctionOptions options;

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: Apache-2.0
+// Layout assignment for use_channel_blocks: one walk in topological order that only reads the
+// graph. A convolution that can run blocked starts a blocked value; pools and elementwise ops whose
+// data inputs all have blocked values continue it, and so does a convolution's bias add.
+// A convolution (groups 1) whose channels fit no block runs blocked on zero-padded channels when
+// padding costs at most half again (24 -> 32 on 16-channel blocks). Otherwise, a convolution that
+// fits no block but has a bias add runs as a plain BlockedConv (layout "oihw"), to fuse the bias.
+// Blocked and plain broadcasting agree on every axis but the channel axis, so an elementwise op
+// runs blocked only when its data inputs share one static channel count and its other inputs are
+// scalar constants (or it is a bias add, whose channel vector is rearranged into blocks).
+#include "channel_layout_plan.h"
+
+#include <cmath>
+
+#include "tscope/ops/channel_blocks.h"
+#include "tscope/ops/shape.h"
+#include "tscope/rewrite/pattern.h"
+
+namespace tscope::rewrite::detail {
+namespace {
+
+bool is_float32_image(const Variable& value) {
+  return value.dtype() == DType::Float32 && value.rank() == 4;
+}
+
+std::int64_t round_up(std::int64_t count, std::int64_t block) {
+  return (count + block - 1) / block * block;
+}
+
+// Elementwise ops that keep zero-padded channels finite (the padding then meets zero weights in
+// the next convolution: finite * 0 = 0), with finite scalar operands. log, division and the like
+// could turn a padded 0 into inf or NaN, which zero weights would not cancel.
+bool keeps_padding_finite(std::string_view op_name) {
+  return op_name == "Add" || op_name == "Sub" || op_name == "Mul" || op_name == "Maximum" ||
+         op_name == "Minimum" || op_name == "Clip";
+}
+
+class LayoutAssigner {
+ public:
+  LayoutAssigner(const FunctionGraph& graph, std::int64_t block) : graph_(graph) {
+    plan_.block = block;
+  }
+
+  LayoutPlan run() && {
+    for (const ApplyNode* node : graph_.toposort()) {
+      const std::string_view name = node->op().name;
+      if (name == "Conv") {
+        assign_conv(*node);
+      } else if (name == "MaxPool" || name == "AveragePool") {
+        assign_pool(*node);
+      } else if (node->op().traits.elementwise) {
+        assign_elementwise(*node);
+      }
+    }
+    return std::move(plan_);
+  }
+
+ private:
+  // The bias vector when `value`'s only reader is an add of a channel vector of `out_channels`.
+  std::optional<Variable> bias_after(const Variable& value, std::int64_t out_channels) const {
+    if (!read_once(graph_, value)) return std::nullopt;
+    const ApplyNode& add = *graph_.clients(value).front().node;
+    if (add.op().name != "Add" || add.num_inputs() != 2) return std::nullopt;
+    const Variable& other = add.input(0) == value ? add.input(1) : add.input(0);
+    if (other == value) return std::nullopt;
+    return channel_vector_of(other, out_channels);
+  }
+
+  // The channel count `count` is padded to on this block: itself when it fits, the next multiple
+  // of the block when that adds at most half (24 -> 32 on 16; not 8 -> 16 or 17 -> 32), else none.
+  [[nodiscard]] std::optional<std::int64_t> padded_count(std::int64_t count) const {
+    if (count % plan_.block == 0) return count;
+    const std::int64_t padded = round_up(count, plan_.block);
+    if (2 * padded > 3 * count) return std::nullopt;
+    return padded;
+  }
+
+  // How a groups-1 convolution that fits no block runs on padded channels, or nullopt when it
+  // cannot: padded input channels must come from a blocked value with that padding
+  // (ToChannelBlocks cannot pad), and a bias add needs a constant bias to pad.
+  [[nodiscard]] std::optional<ConvLayout> padded_conv(const ApplyNode& conv, std::int64_t channels,
+                                                      std::int64_t out_channels) const {
+    const std::optional<std::int64_t> out = padded_count(out_channels);
+    // Input channels below the block run on plain input (OhwiBo).
+    std::optional<std::int64_t> in = channels < plan_.block ? channels : padded_count(channels);
+    if (in && *in != channels && plan_.blocked_layout(conv.input(0)) == nullptr) in.reset();
+    if (!out || !in) return std::nullopt;
+    std::optional<std::string> layout = blocked_weight_layout(*in, *out, 1, plan_.block);
+    if (!layout) return std::nullopt;
+    if (*out != out_channels) {
+      const std::optional<Variable> bias = bias_after(conv.output(0), out_channels);
+      if (bias && bias->kind() != VariableKind::Constant) return std::nullopt;
+    }
+    const bool reads_blocked = input_runs_blocked(*layout);
+    return ConvLayout{std::move(*layout), *in, *out, reads_blocked};
+  }
+
+  void assign_conv(const ApplyNode& conv) {
+    const Variable& x = conv.input(0);
+    const Variable& w = conv.input(1);
+    if (!is_float32_image(x) || w.kind() != VariableKind::Constant || w.rank() != 4 ||
+        w.dtype() != DType::Float32) {
+      return;
+    }
+    const std::int64_t groups = conv.attrs().get_int("groups");
+    const std::int64_t out_channels = w.type().dims[0];
+    const std::int64_t channels = w.type().dims[1] * groups;
+    const std::int64_t x_channels = x.type().dims[1];
+    if (x_channels != kUnknownDim && x_channels != channels) return;  // the type rule's to report
+    std::optional<ConvLayout> layout;
+    if (std::optional<std::string> weights =
+            blocked_weight_layout(channels, out_channels, groups, plan_.block)) {
+      const bool reads_blocked = input_runs_blocked(*weights);
+      layout = ConvLayout{std::move(*weights), channels, out_channels, reads_blocked};
+    } else if (groups == 1) {
+      layout = padded_conv(conv, channels, out_channels);
+    }
+    if (!layout) {
+      // It stays on plain data but still takes its bias add (oneDNN's bias argument), which saves
+      // a pass over its output. Only that: in oneDNN 2.6 the plain (gemm:jit) convolution applies
+      // eltwise and binary post-ops in a slow generic loop (MobileNet-v2's 24 -> 144 1x1 with its
+      // ReLU6 took 2.6 ms, against 0.25 ms for the convolution alone).
+      if (groups == 1 && bias_after(conv.output(0), out_channels)) {
+        plan_.convs.emplace(&conv,
+                            ConvLayout{std::string(kPlainConvLayout), channels, out_channels, false});
+      }
+      return;
+    }
+    plan_.values.emplace(conv.output(0).node(),
+                         ValueLayout{plan_.block, out_channels, layout->out_channels});
+    plan_.convs.emplace(&conv, std::move(*layout));
+  }
+
+  void assign_pool(const ApplyNode& pool) {
+    const Variable& x = pool.input(0);
+    const ValueLayout* layout = plan_.blocked_layout(x);
+    if (!is_float32_image(x) || layout == nullptr) return;
+    const ValueLayout same = *layout;  // copied before the map may rehash
+    plan_.values.emplace(pool.output(0).node(), same);
+  }
+
+  // The layout of `add`'s output when it adds a channel vector to a blocked convolution's output
+  // that nothing else reads (the convolution's bias; padded_conv made sure a padded one is
+  // constant).
+  [[nodiscard]] const ValueLayout* bias_add_layout(const ApplyNode& add) const {
+    if (add.op().name != "Add" || add.num_inputs() != 2) return nullptr;
+    for (const Variable& input : add.inputs()) {
+      const ApplyNode* conv = input.owner();
+      const ValueLayout* layout = plan_.blocked_layout(input);
+      if (conv != nullptr && layout != nullptr && plan_.convs.contains(conv) &&
+          bias_after(input, layout->channels)) {
+        return layout;
+      }
+    }
+    return nullptr;
+  }
+
+  void assign_elementwise(const ApplyNode& node) {
+    if (node.num_outputs() != 1 || !is_float32_image(node.output(0))) return;
+    if (const ValueLayout* layout = bias_add_layout(node)) {
+      const ValueLayout same = *layout;
+      plan_.values.emplace(node.output(0).node(), same);
+      return;
+    }
+    // On one block, the same channel count means the same padding.
+    const ValueLayout* layout = nullptr;
+    for (const Variable& input : node.inputs()) {
+      if (scalar_constant_value(input)) continue;
+      const ValueLayout* input_layout = plan_.blocked_layout(input);
+      if (input_layout == nullptr || input.type().dims[1] == kUnknownDim) return;
+      if (layout != nullptr && layout->channels != input_layout->channels) return;
+      layout = input_layout;
+    }
+    if (layout == nullptr) return;
+    if (layout->padded()) {
+      if (!keeps_padding_finite(node.op().name)) return;
+      for (const Variable& input : node.inputs()) {
+        const std::optional<double> scalar = scalar_constant_value(input);
+        if (scalar && !std::isfinite(*scalar)) return;
+      }
+    }
+    const ValueLayout same = *layout;
+    plan_.values.emplace(node.output(0).node(), same);
+  }
+
+  const FunctionGraph& graph_;
+  LayoutPlan plan_;
+};
+}  // namespace
+
+std::optional<double> scalar_constant_value(const Variable& value) {
+  if (!is_scalar_constant(value)) return std::nullopt;
+  return value.constant_value().to_doubles()[0];
+}
+
+std::optional<Variable> channel_vector_of(const Variable& value, std::int64_t channels) {
+  const ApplyNode* shuffle = value.owner();
+  if (shuffle == nullptr || shuffle->op().name != "DimShuffle") return std::nullopt;
+  const std::vector<std::int64_t> channel_vector{kNewAxis, 0, kNewAxis, kNewAxis};
+  const Variable& vector = shuffle->input(0);
+  if (shuffle->attrs().get_ints("pattern") != channel_vector || vector.rank() != 1 ||
+      vector.dtype() != DType::Float32 || vector.type().dims[0] != channels) {
+    return std::nullopt;
+  }
+  return vector;
+}
+
+LayoutPlan assign_channel_layouts(const FunctionGraph& graph, std::int64_t block) {
+  return LayoutAssigner(graph, block).run();
+}
+
+}  // namespace tscope::rewrite::detail
