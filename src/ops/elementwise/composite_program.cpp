@@ -81,6 +81,19 @@ class Parser {
   int parse_operand(const std::vector<int>& statements) {
     skip_spaces();
     const std::size_t start = position_;
+    // The parser recurses once per nested call; a bound keeps a hand-written expression from
+    // exhausting the stack (the fusion rule writes at most a few dozen levels).
+    if (++depth_ > kMaxNesting) {
+      fail(start, fmt::format("calls nested deeper than {}; name inner values with "
+                              "';'-separated statements (t<j>)",
+                              kMaxNesting));
+    }
+    const int value = parse_operand_at(start, statements);
+    --depth_;
+    return value;
+  }
+
+  int parse_operand_at(std::size_t start, const std::vector<int>& statements) {
     const std::string_view name = identifier();
     const auto [letter, index] = reference(name);
     if (letter == 'i') {
@@ -126,6 +139,8 @@ class Parser {
 
   std::string_view text_;
   std::size_t position_ = 0;
+  static constexpr int kMaxNesting = 256;
+  int depth_ = 0;
   CompositeProgram program_;
 };
 

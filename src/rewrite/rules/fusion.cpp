@@ -47,6 +47,11 @@ std::string_view reduction_of(const ApplyNode& node) {
 }
 
 constexpr std::size_t kUserOpsNamed = 4;
+// Nodes in one Composite at most. Past a few dozen ops the tile's temporaries leave the cache and
+// nothing more is saved; the bound also keeps the expression's nesting (and the recursion that
+// writes and parses it) shallow on chains of thousands of nodes. The rest of a longer chain
+// starts a group of its own.
+constexpr std::size_t kMaxFusedNodes = 64;
 
 struct Group {
   const ApplyNode* top = nullptr;        // the elementwise node computing the group's value
@@ -127,7 +132,7 @@ class Fuser {
       }
     };
     push_producers(*group.top);
-    while (!candidates.empty()) {
+    while (!candidates.empty() && members.size() < kMaxFusedNodes) {
       const ApplyNode* candidate = candidates.top();
       candidates.pop();
       if (members.contains(candidate) || !joins(*candidate, members)) continue;

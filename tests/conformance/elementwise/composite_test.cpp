@@ -217,6 +217,12 @@ TEST(Composite, MalformedExpressionsAreErrorsNamingTheNode) {
     EXPECT_TRUE(testing::contains(error, "Composite")) << expression << ": " << error.what();
     EXPECT_TRUE(testing::contains(error, "node Elemwise{Composite")) << error.what();
   }
+  // Nesting deeper than the parser allows is an error too, not a stack overflow.
+  std::string deep = "i0";
+  for (int i = 0; i < 300; ++i) deep = "Neg(" + deep + ")";
+  const Error too_deep = testing::error_of([&] { (void)composite({x}, deep); });
+  EXPECT_EQ(too_deep.kind(), ErrorKind::InvalidArgument);
+  EXPECT_TRUE(testing::contains(too_deep, "nested deeper than 256")) << too_deep.what();
   const Error bad_reduction = testing::error_of(
       [&] { (void)composite_reduce({x, y}, "Add(i0,i1)", "mul", {0}, false); });
   EXPECT_EQ(bad_reduction.kind(), ErrorKind::InvalidArgument);

@@ -85,6 +85,20 @@ TEST(FuseElementwise, AValueWithTwoReadersIsComputedOnce) {
   expect_same_outputs(fused, plain, {testing::random_tensor(DType::Float64, {5, 7}, 5)}, 1e-12);
 }
 
+// A chain of 200 nodes splits into Composites of at most 64 nodes each, so neither the expression
+// nor the recursion that writes and parses it grows with the chain.
+TEST(FuseElementwise, LongChainsSplitIntoBoundedGroups) {
+  Variable x = vector(DType::Float64, "x");
+  Variable y = x;
+  for (int i = 0; i < 200; ++i) y = (i % 2 == 0) ? tanh(y) : y * 0.5;
+  Function fused = compile({x}, {y}, true);
+  Function plain = compile({x}, {y}, false);
+  const std::vector<const ApplyNode*> nodes = composites(fused);
+  EXPECT_EQ(nodes.size(), 4u);  // 64 + 64 + 64 + 8
+  EXPECT_EQ(fused.graph().node_count(), 4u);
+  expect_same_outputs(fused, plain, {testing::random_tensor(DType::Float64, {9}, 3)}, 1e-12);
+}
+
 TEST(FuseElementwise, AValueReadTwiceInsideAGroupBecomesAStatement) {
   Variable x = vector(DType::Float32, "x");
   const Variable e = exp(x);
