@@ -70,8 +70,9 @@ struct ReorderState final : KernelState {
 }  // namespace
 
 WeightLayout weight_layout_from(const std::string& name, std::string_view label) {
-  // Every layout with its name, formatted once.
-  static const std::vector<std::pair<std::string, WeightLayout>> kNamed = [] {
+  // Every layout with its name, formatted once. Leaked: a kernel may run from an exit handler.
+  using NamedLayouts = std::vector<std::pair<std::string, WeightLayout>>;
+  static const NamedLayouts& kNamed = *new NamedLayouts([] {
     std::vector<std::pair<std::string, WeightLayout>> named{
         {std::string(kPlainConvLayout), {WeightKind::Plain, 0}}};
     for (std::int64_t block : kChannelBlockSizes) {
@@ -81,7 +82,7 @@ WeightLayout weight_layout_from(const std::string& name, std::string_view label)
       }
     }
     return named;
-  }();
+  }());
   for (const auto& [layout_name, layout] : kNamed) {
     if (name == layout_name) return layout;
   }
