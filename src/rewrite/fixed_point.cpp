@@ -24,11 +24,7 @@ class Worklist final : public GraphListener {
   Worklist(const Worklist&) = delete;
   Worklist& operator=(const Worklist&) = delete;
 
-  void on_import(ApplyNode& node) override {
-    ++created;
-    push(&node);
-  }
-  void on_prune(ApplyNode&) override { ++removed; }
+  void on_import(ApplyNode& node) override { push(&node); }
   void on_change_input(ApplyNode& node, int, const Variable&, const Variable&) override {
     push(&node);
   }
@@ -42,9 +38,6 @@ class Worklist final : public GraphListener {
     }
     return nullptr;
   }
-
-  std::int64_t created = 0;
-  std::int64_t removed = 0;
 
  private:
   void push(ApplyNode* node) {
@@ -84,6 +77,7 @@ void apply_to_fixed_point(FunctionGraph& graph, std::span<const LocalRule> rules
     for (const OpDef* op : rules[r].tracks) rules_by_op[op].push_back(r);
   }
   Worklist worklist(graph);
+  ChangeCounter counter(graph);  // not const: the graph calls it back
   // A rule set that keeps changing a graph is a bug; this bound is far above any real rewrite
   // (each change replaces a node, and every rule only simplifies or fuses).
   const std::int64_t change_limit = 64 * static_cast<std::int64_t>(graph.node_count()) + 1024;
@@ -93,8 +87,8 @@ void apply_to_fixed_point(FunctionGraph& graph, std::span<const LocalRule> rules
     if (found == rules_by_op.end()) continue;
     for (const std::size_t r : found->second) {
       RuleReport& report = reports[first_report + r];
-      const std::int64_t created_before = worklist.created;
-      const std::int64_t removed_before = worklist.removed;
+      const std::int64_t created_before = counter.created;
+      const std::int64_t removed_before = counter.removed;
       const std::int64_t start_ns = clock.now_ns();
       const Replacements replacements = rules[r].transform(graph, *node);
       const bool changed =
@@ -103,8 +97,8 @@ void apply_to_fixed_point(FunctionGraph& graph, std::span<const LocalRule> rules
       ++report.attempts;
       if (!changed) continue;
       ++report.changes;
-      report.nodes_created += worklist.created - created_before;
-      report.nodes_removed += worklist.removed - removed_before;
+      report.nodes_created += counter.created - created_before;
+      report.nodes_removed += counter.removed - removed_before;
       if (++total_changes > change_limit) {
         throw_error(ErrorKind::Internal,
                     "rewrite rules did not reach a fixed point after {} changes; the last was {} "

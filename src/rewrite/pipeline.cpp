@@ -110,7 +110,7 @@ RuleReport run_pass(FunctionGraph& graph, const Stage& stage, const PipelineSett
                     Clock& clock) {
   RuleReport report{std::string(stage.name)};
   report.attempts = static_cast<std::int64_t>(graph.node_count());
-  const ChangeCounter counter(graph);
+  ChangeCounter counter(graph);  // not const: the graph calls it back
   const std::int64_t start_ns = clock.now_ns();
   report.changes = stage.pass(graph, settings);
   report.duration_ns = clock.now_ns() - start_ns;
