@@ -68,15 +68,6 @@ std::vector<Type> infer_composite(const InferContext& ctx) {
   return {Type{dtype, dims}};
 }
 
-template <class C>
-auto block_kernel_for(const BlockKernels& kernels) {
-  if constexpr (std::is_same_v<C, float>) {
-    return kernels.f32;
-  } else {
-    return kernels.f64;
-  }
-}
-
 // values[0, num_inputs) hold one element of each input; the steps fill the rest.
 template <class C>
 C evaluate_element(const CompositeProgram& program, std::vector<C>& values) {
@@ -86,7 +77,7 @@ C evaluate_element(const CompositeProgram& program, std::vector<C>& values) {
     for (int k = 0; k < step.arity; ++k) {
       args[static_cast<std::size_t>(k)] = &values[static_cast<std::size_t>(step.operands[k])];
     }
-    block_kernel_for<C>(step.op->block)(args.data(),
+    detail::block_kernel_for<C>(step.op->block)(args.data(),
                                         &values[static_cast<std::size_t>(program.num_inputs) + s],
                                         1);
   }

@@ -245,15 +245,6 @@ TilePosition locate(const Plan& plan, std::int64_t unit, std::span<std::int64_t>
   return position;
 }
 
-template <class C>
-auto kernel_of(const BlockKernels& kernels) {
-  if constexpr (std::is_same_v<C, float>) {
-    return kernels.f32;
-  } else {
-    return kernels.f64;
-  }
-}
-
 // Evaluates the tile whose input bases are in `scratch`; returns the result's values (written to
 // `destination` when given).
 template <class C>
@@ -297,7 +288,7 @@ const C* evaluate_tile(const Job<C>& job, Scratch<C>& scratch, std::int64_t coun
     }
     const bool last = s + 1 == program.steps.size();
     C* out = last && destination != nullptr ? destination : buffer_of(scratch, num_inputs + s);
-    kernel_of<C>(step.op->block)(args.data(), out, count);
+    block_kernel_for<C>(step.op->block)(args.data(), out, count);
     scratch.values[num_inputs + s] = out;
   }
   return scratch.values.back();

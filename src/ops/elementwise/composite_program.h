@@ -11,6 +11,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "tscope/graph/op_def.h"
@@ -50,6 +51,16 @@ T maximum_fold(T acc, T value) {
   if (acc != acc) return acc;
   if (value != value) return value;
   return value > acc ? value : acc;
+}
+
+/// A step's block kernel for the computation type C (float or double).
+template <class C>
+auto block_kernel_for(const BlockKernels& kernels) {
+  if constexpr (std::is_same_v<C, float>) {
+    return kernels.f32;
+  } else {
+    return kernels.f64;
+  }
 }
 
 /// The fast kernel (composite_kernel.cpp).
