@@ -30,6 +30,16 @@ bool KernelContext::input_is_constant(int index) const {
 
 Tensor& KernelContext::allocate_output(int index, DType dtype, const Dims& shape) const {
   Tensor& slot = *outputs[index];
+  if (index == 0 && inplace_input >= 0) {
+    const Tensor& source = *inputs[inplace_input];
+    // The slot may still share the buffer from the previous call (a kept result).
+    const long own = slot.defined() && slot.buffer() == source.buffer() ? 1 : 0;
+    if (source.defined() && source.dtype() == dtype && source.shape() == shape &&
+        source.is_contiguous() && held_by_at_most(source.buffer(), inplace_holders + own)) {
+      slot = source;
+      return slot;
+    }
+  }
   // Steady state of a repeated call: the slot already holds an unshared contiguous tensor of this
   // exact dtype and shape, so nothing needs to change (the VM's per-node fast path).
   if (slot.defined() && slot.dtype() == dtype && slot.shape() == shape && slot.offset() == 0 &&

@@ -189,7 +189,8 @@ std::string render_memory_section(const Profile& profile, const MemoryReportOpti
                         : 0.0);
   }
   out += "\n";
-  out += "    <created/inplace/view> is taken from the Op's declaration.\n";
+  out += "    <created/inplace/view> is taken from the Op's declaration (views) and the node's "
+         "in-place mark.\n";
   out +=
       "    Apply nodes marked 'inplace' or 'view' may actually allocate memory, this is not "
       "reported"

@@ -5,6 +5,7 @@
 #include "tscope/rewrite/clamp_rules.h"
 #include "tscope/rewrite/constant_folding.h"
 #include "tscope/rewrite/fusion_rules.h"
+#include "tscope/rewrite/inplace_rules.h"
 
 #include <algorithm>
 
@@ -86,7 +87,8 @@ std::vector<LocalRule> clamp_rules() { return {clamp_rule()}; }
 
 // Order matters: BLAS products before layouts; the blocked convolutions' fusions right after
 // the layout change that creates them, and the remaining clamps after those (a blocked
-// convolution absorbs its clamp); folding last, once the weight packing it folds exists.
+// convolution absorbs its clamp); folding once the weight packing it folds exists; in-place
+// writes last, since any later replacement would have to keep them valid.
 constexpr Stage kStages[] = {
     {"merge_duplicate_nodes",
      [](FunctionGraph& graph, const PipelineSettings&) { return merge_duplicate_nodes(graph); }},
@@ -100,7 +102,9 @@ constexpr Stage kStages[] = {
     {"fuse_elementwise",
      [](FunctionGraph& graph, const PipelineSettings&) { return fuse_elementwise(graph); }},
     {"fold_constant_layouts",
-     [](FunctionGraph& graph, const PipelineSettings&) { return fold_constant_layouts(graph); }}};
+     [](FunctionGraph& graph, const PipelineSettings&) { return fold_constant_layouts(graph); }},
+    {"use_inplace",
+     [](FunctionGraph& graph, const PipelineSettings&) { return use_inplace(graph); }}};
 
 bool is_excluded(std::span<const std::string> excluded, std::string_view name) {
   return std::ranges::find(excluded, name) != excluded.end();

@@ -499,12 +499,20 @@ profile::FunctionRecord FunctionImpl::snapshot() const {
     for (std::size_t k = 0; k < out.signatures.size(); ++k) {
       out.signatures[k].total_ns = to_ns(counter.signature_ticks[k]);
     }
+    // The use_inplace rewrite's mark, where the last call met the VM's conditions for it.
+    const std::int64_t inplace = node->attrs().get_int_or("inplace", -1);
+    const bool wrote_in_place =
+        inplace >= 0 && static_cast<std::size_t>(inplace) < out.inputs.size() &&
+        !out.outputs.empty() && out.inputs[static_cast<std::size_t>(inplace)].contiguous &&
+        out.inputs[static_cast<std::size_t>(inplace)].dtype == out.outputs[0].dtype &&
+        out.inputs[static_cast<std::size_t>(inplace)].shape == out.outputs[0].shape;
     for (int i = 0; i < node->num_outputs(); ++i) {
       std::int64_t aliased_input = -1;
       std::string code = "c";
       for (const auto& [output, input] : op.aliasing.destroys) {
         if (output == i) aliased_input = input, code = "i";
       }
+      if (i == 0 && wrote_in_place) aliased_input = inplace, code = "i";
       for (const auto& [output, input] : op.aliasing.views) {
         if (output == i) aliased_input = input, code = "v";  // v wins, as in the reference
       }

@@ -17,6 +17,21 @@ int Program::slot_of(const Variable& variable) const {
   return it->second;
 }
 
+namespace {
+// How many in-place writes precede `value` in its chain: its producer overwrote its own input,
+// which was produced in place, and so on. Each of those values' slots may still hold the buffer.
+long inplace_chain_depth(const Variable& value) {
+  long depth = 0;
+  for (const ApplyNode* producer = value.owner(); producer != nullptr;) {
+    const std::int64_t input = producer->attrs().get_int_or("inplace", -1);
+    if (input < 0) break;
+    ++depth;
+    producer = producer->input(static_cast<int>(input)).owner();
+  }
+  return depth;
+}
+}  // namespace
+
 Program Program::link(const FunctionGraph& graph,
                       const std::vector<Variable>& kept_values,
                       const LinkOptions& options,
@@ -83,12 +98,30 @@ Program Program::link(const FunctionGraph& graph,
       last_use[static_cast<std::size_t>(slot)] =
           std::max(last_use[static_cast<std::size_t>(slot)], static_cast<int>(index));
     }
+    const auto inplace_input = static_cast<int>(node->attrs().get_int_or("inplace", -1));
+    program.inplace_inputs_.push_back(inplace_input);
+    program.inplace_holders_.push_back(
+        inplace_input >= 0 ? 1 + inplace_chain_depth(node->input(inplace_input)) : 1);
     program.kernels_.push_back(impl->fn);
     program.nodes_.push_back(node);
     program.impl_names_.push_back(impl->name_for(node->inputs(), node->attrs()));
     program.input_slots_.push_back(std::move(inputs));
     program.output_slots_.push_back(std::move(outputs));
     prepare_times.emplace_back(clock.now_ns() - prepare_start_ns, index);
+  }
+
+  // Without allow_gc nothing is freed during a run, so an in-place output's slot still shares the
+  // overwritten input's buffer afterwards; emptying it lets the input's producer reuse that buffer
+  // on the next call instead of allocating.
+  if (!options.allow_gc) {
+    for (std::size_t index = 0; index < order.size(); ++index) {
+      const int input = program.inplace_inputs_[index];
+      if (input < 0) continue;
+      const int output_slot = program.output_slots_[index][0];
+      if (kept.count(output_slot) != 0) continue;
+      program.inplace_slots_.emplace_back(program.input_slots_[index][static_cast<std::size_t>(input)],
+                                          output_slot);
+    }
   }
 
   std::vector<std::vector<int>> frees(order.size());
@@ -143,6 +176,8 @@ std::unique_ptr<Frame> Program::make_frame(bool profiling) const {
     context.num_inputs = static_cast<int>(input_slots_[index].size());
     context.num_outputs = static_cast<int>(output_slots_[index].size());
     context.allocator = &default_allocator();
+    context.inplace_input = inplace_inputs_[index];
+    context.inplace_holders = inplace_holders_[index];
     context.pool = frame->pool.get();
     context.inputs = frame->input_pointers.data() + frame->input_pointers.size();
     for (int slot : input_slots_[index]) {
@@ -264,6 +299,11 @@ void Program::run(Frame& frame, const ProfileSink& sink) const {
       }
     }
     if (pool != nullptr) pool->clear();
+    // Latest first: a chain's later output shares the buffer only while its input still does.
+    for (auto it = inplace_slots_.rbegin(); it != inplace_slots_.rend(); ++it) {
+      Tensor& output = slots[static_cast<std::size_t>(it->second)];
+      if (output.buffer() == slots[static_cast<std::size_t>(it->first)].buffer()) output = Tensor();
+    }
   } catch (Error& error) {
     if (pool != nullptr) pool->clear();
     const std::string context = "in " + nodes_[index]->describe();
@@ -298,6 +338,8 @@ double Program::measured_overhead_ns_per_node() {
     program.input_slots_.assign(kNodes, {0});
     program.output_slots_.assign(kNodes, {});
     program.free_begin_.assign(kNodes + 1, 0);
+    program.inplace_inputs_.assign(kNodes, -1);
+    program.inplace_holders_.assign(kNodes, 1);
     const std::unique_ptr<Frame> frame = program.make_frame(true);
     const profile::TickSource& ticks = profile::measured_tick_source();
     const ProfileSink sink{frame->counters.data(), frame->signatures.data(), &steady_clock()};

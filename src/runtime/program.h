@@ -167,6 +167,13 @@ class Program {
   std::vector<Tensor> constant_values_;  ///< parallel to constant_slots_
   std::vector<int> intermediate_slots_;
   std::vector<int> held_after_run_;
+  /// Per instruction: the input its output 0 may overwrite (-1: none), and how many holders that
+  /// input's buffer may then have (KernelContext::inplace_holders).
+  std::vector<int> inplace_inputs_;
+  std::vector<long> inplace_holders_;
+  /// Without allow_gc: (overwritten input slot, output slot) of each in-place instruction whose
+  /// output is not kept, in execution order; the output slot is emptied after a run.
+  std::vector<std::pair<int, int>> inplace_slots_;
   bool allow_gc_ = true;
 
   /// `duration`: this call's ticks, already in the counters but belonging to the new signature.

@@ -33,12 +33,13 @@ class Buffer {
   void* data_;
 };
 
-/// Whether `buffer` is held by this reference alone, so that its contents may be overwritten.
-/// The last other holder may have read the data on another thread (a result returned by a call,
+/// Whether `buffer` has at most `holders` holders, all known to the caller (this reference
+/// among them), so that its contents may be overwritten. The last other holder may have read the data on another thread (a result returned by a call,
 /// dropped by whichever thread used it): shared_ptr::use_count() is a relaxed read, so an acquire
 /// is added after it, making that thread's reads happen before the caller's writes.
-[[nodiscard]] inline bool held_only_here(const std::shared_ptr<Buffer>& buffer) noexcept {
-  if (buffer == nullptr || buffer.use_count() != 1) return false;
+[[nodiscard]] inline bool held_by_at_most(const std::shared_ptr<Buffer>& buffer,
+                                          long holders) noexcept {
+  if (buffer == nullptr || buffer.use_count() > holders) return false;
 #if defined(TSCOPE_THREAD_SANITIZER)
   // ThreadSanitizer does not model fences: an acquire-release operation on the count itself (a
   // reference taken and dropped) gives it the same ordering.
@@ -48,6 +49,11 @@ class Buffer {
   std::atomic_thread_fence(std::memory_order_acquire);  // no instruction on x86
 #endif
   return true;
+}
+
+/// held_by_at_most(buffer, 1): the caller's reference is the only one.
+[[nodiscard]] inline bool held_only_here(const std::shared_ptr<Buffer>& buffer) noexcept {
+  return held_by_at_most(buffer, 1);
 }
 
 }  // namespace tscope

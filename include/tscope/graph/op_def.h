@@ -57,6 +57,12 @@ struct KernelContext {
   /// Empty until the kernel stores something; one per instruction, so a node's prepared state is
   /// never shared with another node.
   std::shared_ptr<KernelState> state;
+  /// The input that output 0 may overwrite (the node's "inplace" attribute, set by the use_inplace
+  /// rewrite), or -1. allocate_output(0) then returns that input's tensor when it has the output's
+  /// dtype and shape, is contiguous and its buffer has at most `inplace_holders` holders: the
+  /// input's slot and the slots of the in-place chain it came from (inplace_rules.h).
+  int inplace_input = -1;
+  long inplace_holders = 1;
 
   [[nodiscard]] const Tensor& input(int index) const { return *inputs[index]; }
   [[nodiscard]] Tensor& output(int index) const { return *outputs[index]; }
@@ -64,8 +70,9 @@ struct KernelContext {
   /// what the kernel derives from it (packed or transformed weights) may be kept across calls.
   /// False when the kernel runs without a node (constant folding of a node-less call).
   [[nodiscard]] bool input_is_constant(int index) const;
-  /// Makes output `index` a contiguous tensor of `dtype`/`shape`, reusing the buffer it held from
-  /// the previous call when nobody else holds it and it is large enough.
+  /// Makes output `index` a contiguous tensor of `dtype`/`shape`: the input it may overwrite (see
+  /// inplace_input), else the buffer it held from the previous call when nobody else holds it and
+  /// it is large enough.
   Tensor& allocate_output(int index, DType dtype, const Dims& shape) const;
 };
 using KernelFn = void (*)(KernelContext&);

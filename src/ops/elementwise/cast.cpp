@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Cast: elementwise conversion to the dtype attribute. Gradient casts back (zero for non-float).
+#include <algorithm>
+
 #include "../broadcast_grad.h"
 #include "elementwise_def.h"
 #include "tscope/graph/op_registry.h"
@@ -22,6 +24,13 @@ struct CastFn {
   }
 };
 
+// Inside a Composite every value has the Composite's float type, and the fusion rule admits only
+// a Cast to that type (of a comparison's 1 or 0), so there the Cast is the identity.
+template <class C>
+void identity_block_kernel(const C* const* args, C* out, std::int64_t n) {
+  std::copy(args[0], args[0] + n, out);
+}
+
 std::vector<Variable> pullback_cast(const PullbackContext& ctx) {
   const Variable& x = ctx.inputs[0];
   if (!is_floating(x.dtype()) || !is_floating(ctx.outputs[0].dtype())) return {Variable()};
@@ -30,11 +39,13 @@ std::vector<Variable> pullback_cast(const PullbackContext& ctx) {
 }  // namespace
 
 void register_cast(OpRegistry& registry) {
-  registry.add(detail::make_elementwise_def<CastFn, 1>({.name = "Cast",
-                                                        .summary = "conversion to another dtype",
-                                                        .scalar = &kCastScalar,
-                                                        .accepted = detail::DTypeSet::Any,
-                                                        .pullback = pullback_cast}));
+  OpDef def = detail::make_elementwise_def<CastFn, 1>({.name = "Cast",
+                                                       .summary = "conversion to another dtype",
+                                                       .scalar = &kCastScalar,
+                                                       .accepted = detail::DTypeSet::Any,
+                                                       .pullback = pullback_cast});
+  def.block = {identity_block_kernel<float>, identity_block_kernel<double>};
+  registry.add(std::move(def));
 }
 
 }  // namespace tscope::ops

@@ -3,7 +3,9 @@
 // fuse_elementwise rewrite builds from chains and trees of elementwise nodes. Attributes:
 //   "expression"  the scalar expression over inputs i0..iN-1, in registry op names
 //                 (composite_program.h): "Mul(Exp(TrueDiv(Neg(i0),i1)),i2)";
-//   "reduce"      optional, "add" or "maximum": fold the expression's values over "axes" (of the
+//   "outputs"     optional, statement indices: one output per named statement (sibling values
+//                 computed in one pass); absent, the last statement is the only output;
+//   "reduce"      optional, "add" or "maximum": fold every output's values over "axes" (of the
 //                 broadcast shape, sorted; empty: every axis), with "keepdims", as Sum and Max do,
 //                 without ever storing them.
 // The inputs broadcast as in the elementwise ops and share one float dtype. The fast kernel walks
@@ -30,13 +32,6 @@ using detail::CompositeReduction;
 // print() cannot know the node's input count; any input index parses.
 constexpr int kAnyInputCount = 1 << 20;
 
-const std::string& expression_of(const Attrs& attrs) {
-  if (!attrs.has("expression")) {
-    throw_error(ErrorKind::InvalidArgument, "Composite: missing the \"expression\" attribute");
-  }
-  return attrs.get_string("expression");
-}
-
 std::vector<int> composite_axes(const Attrs& attrs, int rank) {
   if (!attrs.has("axes")) {
     throw_error(ErrorKind::InvalidArgument,
@@ -49,7 +44,7 @@ std::vector<Type> infer_composite(const InferContext& ctx) {
   if (ctx.num_inputs() == 0) {
     throw_error(ErrorKind::InvalidArgument, "Composite: needs at least one input");
   }
-  (void)detail::parse_composite(expression_of(ctx.attrs), ctx.num_inputs());
+  const CompositeProgram program = detail::parse_composite(ctx.attrs, ctx.num_inputs());
   const DType dtype = ctx.input_type(0).dtype;
   for (const Variable& input : ctx.inputs) {
     if (!is_floating(input.dtype()) || input.dtype() != dtype) {
@@ -65,12 +60,12 @@ std::vector<Type> infer_composite(const InferContext& ctx) {
     const std::vector<int> axes = composite_axes(ctx.attrs, dims.rank());
     dims = detail::reduced_dims(dims, axes, ctx.attrs.get_bool_or("keepdims", false));
   }
-  return {Type{dtype, dims}};
+  return std::vector<Type>(program.outputs.size(), Type{dtype, dims});
 }
 
 // values[0, num_inputs) hold one element of each input; the steps fill the rest.
 template <class C>
-C evaluate_element(const CompositeProgram& program, std::vector<C>& values) {
+void evaluate_element(const CompositeProgram& program, std::vector<C>& values) {
   for (std::size_t s = 0; s < program.steps.size(); ++s) {
     const detail::CompositeStep& step = program.steps[s];
     std::array<const C*, 3> args{};
@@ -81,12 +76,10 @@ C evaluate_element(const CompositeProgram& program, std::vector<C>& values) {
                                         &values[static_cast<std::size_t>(program.num_inputs) + s],
                                         1);
   }
-  return values.back();
 }
 
 void compute_composite_reference(KernelContext& ctx) {
-  const CompositeProgram program =
-      detail::parse_composite(expression_of(*ctx.attrs), ctx.num_inputs);
+  const CompositeProgram program = detail::parse_composite(*ctx.attrs, ctx.num_inputs);
   const CompositeReduction reduction = detail::composite_reduction(*ctx.attrs);
   const Dims shape = detail::elementwise_output_shape(ctx);
   std::vector<int> axes;
@@ -99,37 +92,56 @@ void compute_composite_reference(KernelContext& ctx) {
     out_shape = detail::reduced_dims(shape, axes, ctx.attrs->get_bool_or("keepdims", false));
   }
   const DType dtype = ctx.input(0).dtype();
-  Tensor& out = ctx.allocate_output(0, dtype, out_shape);
+  const std::size_t output_count = program.outputs.size();
+  for (std::size_t o = 0; o < output_count; ++o) {
+    (void)ctx.allocate_output(static_cast<int>(o), dtype, out_shape);
+  }
+  const std::int64_t out_count = out_shape.product();
   auto run = [&](auto tag) {
     using C = decltype(tag);
-    C* out_data = static_cast<C*>(out.raw_data());
     std::vector<C> values(static_cast<std::size_t>(program.value_count()));
-    auto element = [&](std::int64_t flat) {
+    auto evaluate = [&](std::int64_t flat) {
       for (int k = 0; k < ctx.num_inputs; ++k) {
         const Tensor& input = ctx.input(k);
         values[static_cast<std::size_t>(k)] =
             static_cast<C>(input.at(detail::broadcast_source_index(shape, input.shape(), flat)));
       }
-      return evaluate_element(program, values);
+      evaluate_element(program, values);
+    };
+    auto output_data = [&](std::size_t o) {
+      return static_cast<C*>(ctx.output(static_cast<int>(o)).raw_data());
+    };
+    auto value_of = [&](std::size_t o) {
+      return values[static_cast<std::size_t>(program.outputs[o])];
     };
     if (reduction == CompositeReduction::None) {
-      for (std::int64_t i = 0; i < out.numel(); ++i) out_data[i] = element(i);
+      for (std::int64_t i = 0; i < out_count; ++i) {
+        evaluate(i);
+        for (std::size_t o = 0; o < output_count; ++o) output_data(o)[i] = value_of(o);
+      }
       return;
     }
     // Sum's and Max's reference semantics: a double total; NaN wins a maximum.
-    std::vector<double> folded(static_cast<std::size_t>(out.numel()), 0.0);
-    std::vector<bool> seen(folded.size(), false);
+    const auto groups = static_cast<std::size_t>(out_count);
+    std::vector<double> folded(groups * output_count, 0.0);
+    std::vector<bool> seen(groups, false);
     detail::for_each_reduced(shape, axes, [&](std::int64_t in_flat, std::int64_t out_flat) {
       const auto group = static_cast<std::size_t>(out_flat);
-      const double value = element(in_flat);
-      if (reduction == CompositeReduction::Add) {
-        folded[group] += value;
-      } else {
-        folded[group] = seen[group] ? detail::maximum_fold(folded[group], value) : value;
+      evaluate(in_flat);
+      for (std::size_t o = 0; o < output_count; ++o) {
+        double& total = folded[o * groups + group];
+        const double value = value_of(o);
+        if (reduction == CompositeReduction::Add) {
+          total += value;
+        } else {
+          total = seen[group] ? detail::maximum_fold(total, value) : value;
+        }
       }
       seen[group] = true;
     });
-    for (std::size_t i = 0; i < folded.size(); ++i) out_data[i] = static_cast<C>(folded[i]);
+    for (std::size_t o = 0; o < output_count; ++o) {
+      for (std::size_t i = 0; i < groups; ++i) output_data(o)[i] = static_cast<C>(folded[o * groups + i]);
+    }
   };
   if (dtype == DType::Float32) {
     run(float{});
@@ -139,8 +151,8 @@ void compute_composite_reference(KernelContext& ctx) {
 }
 
 Cost composite_cost(const CostContext& ctx) {
-  const CompositeProgram program = detail::parse_composite(
-      expression_of(ctx.attrs), static_cast<int>(ctx.input_shapes.size()));
+  const CompositeProgram program =
+      detail::parse_composite(ctx.attrs, static_cast<int>(ctx.input_shapes.size()));
   // Elements of the broadcast shape: the expression is evaluated once for each.
   int rank = 0;
   for (const Dims& dims : ctx.input_shapes) rank = std::max(rank, dims.rank());
@@ -161,8 +173,10 @@ Cost composite_cost(const CostContext& ctx) {
     cost.bytes += static_cast<double>(ctx.input_shapes[i].product()) *
                   static_cast<double>(dtype_size(ctx.input_dtypes[i]));
   }
-  cost.bytes += static_cast<double>(ctx.output_shapes[0].product()) *
-                static_cast<double>(dtype_size(ctx.input_dtypes[0]));
+  for (const Dims& output : ctx.output_shapes) {
+    cost.bytes += static_cast<double>(output.product()) *
+                  static_cast<double>(dtype_size(ctx.input_dtypes[0]));
+  }
   return cost;
 }
 
@@ -171,14 +185,15 @@ std::string print_composite(const OpDef&, const Attrs& attrs) {
   std::string body;
   std::string reduction;
   try {
-    body = detail::print_composite_body(
-        detail::parse_composite(expression_of(attrs), kAnyInputCount));
+    body = detail::print_composite_body(detail::parse_composite(attrs, kAnyInputCount));
     if (attrs.has("reduce") && attrs.has("axes")) {
       reduction = "," + detail::print_reduce(attrs.get_string("reduce"), attrs);
     }
   } catch (const Error&) {
     body = attrs.has("expression") ? attrs.get_string("expression") : "?";
   }
+  const std::int64_t inplace = attrs.get_int_or("inplace", -1);
+  if (inplace >= 0) return fmt::format("Elemwise{{Composite{{{}}}{}}}[(0, {})]", body, reduction, inplace);
   return fmt::format("Elemwise{{Composite{{{}}}{}}}", body, reduction);
 }
 
@@ -186,7 +201,7 @@ std::string print_composite(const OpDef&, const Attrs& attrs) {
 std::string_view composite_label(std::span<const Variable> inputs, const Attrs& attrs) {
   try {
     const CompositeProgram program =
-        detail::parse_composite(expression_of(attrs), static_cast<int>(inputs.size()));
+        detail::parse_composite(attrs, static_cast<int>(inputs.size()));
     for (const detail::CompositeStep& step : program.steps) {
       if (step.op->fast.name == "simd") return "simd";
     }
@@ -201,6 +216,7 @@ void register_composite(OpRegistry& registry) {
                 .family = "Elemwise",
                 .summary = "fused elementwise expression, optionally summed or maximised over axes",
                 .num_inputs = -1,
+                .num_outputs = -1,
                 .infer = infer_composite,
                 .reference = {"ref", compute_composite_reference},
                 .fast = {.name = "cpu", .fn = detail::compute_composite, .label = composite_label},

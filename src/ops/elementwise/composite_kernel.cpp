@@ -4,8 +4,9 @@
 // tiles of at most kTileElements elements. For each tile, an input that is contiguous over it is
 // read in place, one that is constant over it is splatted, and any other layout (broadcast rows,
 // transposes) is gathered through a table of offsets built once per shape; then every step of the
-// program runs its op's block kernel over the tile into a small per-thread buffer, and the last
-// step writes the output directly or is folded into it (reduction). No intermediate tensor exists.
+// program runs its op's block kernel over the tile into a small per-thread buffer, and the step of
+// each output writes that output directly or is folded into it (reduction). No intermediate
+// tensor exists.
 //
 // Tiles hold whole innermost axes and a range of one more axis (the split axis), so a tile of
 // the last range along that axis is a prefix of a full tile and shares its offset tables.
@@ -59,6 +60,8 @@ struct Plan {
 
 struct CompositeState final : KernelState {
   CompositeProgram program;
+  /// Per value id: the output it is, or -1.
+  std::vector<int> output_of_value;
   CompositeReduction reduction = CompositeReduction::None;
   // What the plan was built for.
   Dims shape;
@@ -195,9 +198,10 @@ template <class C>
 struct Job {
   const Plan* plan;
   const CompositeProgram* program;
+  const std::vector<int>* output_of_value;
   CompositeReduction reduction;
   std::vector<const C*> input_data;
-  C* out_data;
+  std::vector<C*> out_data;  ///< per output
 };
 
 /// Per-thread buffers: one tile for each input that is not read in place and for each step.
@@ -206,17 +210,28 @@ struct Scratch {
   std::vector<C> buffers;
   std::vector<std::int64_t> bases;
   std::vector<std::int64_t> splatted;  // base of the value each splat buffer holds
+  std::vector<std::int64_t> gathered;  // base of the tile each gather buffer holds
+  std::vector<std::int64_t> gathered_count;
   std::vector<const C*> values;
+  std::vector<C*> destinations;  // per output: where its tile is written, or null
+  std::vector<double> folds;     // per output: the running fold of a run spread over tiles
+  std::vector<double> run_totals;  // one tile's short runs, folded side by side
 };
 
 template <class C>
-Scratch<C>& thread_scratch(std::size_t num_inputs, std::size_t value_count) {
+Scratch<C>& thread_scratch(std::size_t num_inputs, std::size_t value_count,
+                           std::size_t output_count) {
   thread_local Scratch<C> scratch;
   scratch.buffers.resize(std::max(scratch.buffers.size(),
                                   value_count * static_cast<std::size_t>(kTileElements)));
   scratch.bases.resize(num_inputs);
   scratch.splatted.assign(num_inputs, std::numeric_limits<std::int64_t>::min());
+  scratch.gathered.assign(num_inputs, std::numeric_limits<std::int64_t>::min());
+  scratch.gathered_count.assign(num_inputs, 0);
   scratch.values.resize(value_count);
+  scratch.destinations.assign(output_count, nullptr);
+  scratch.folds.resize(output_count);
+  scratch.run_totals.resize(static_cast<std::size_t>(kTileElements));
   return scratch;
 }
 
@@ -245,11 +260,10 @@ TilePosition locate(const Plan& plan, std::int64_t unit, std::span<std::int64_t>
   return position;
 }
 
-// Evaluates the tile whose input bases are in `scratch`; returns the result's values (written to
-// `destination` when given).
+// Evaluates the tile whose input bases are in `scratch`, leaving each value's tile in
+// scratch.values; an output with a destination in scratch.destinations is written there.
 template <class C>
-const C* evaluate_tile(const Job<C>& job, Scratch<C>& scratch, std::int64_t count,
-                       C* destination) {
+void evaluate_tile(const Job<C>& job, Scratch<C>& scratch, std::int64_t count) {
   const Plan& plan = *job.plan;
   const CompositeProgram& program = *job.program;
   for (std::size_t k = 0; k < plan.inputs.size(); ++k) {
@@ -271,8 +285,15 @@ const C* evaluate_tile(const Job<C>& job, Scratch<C>& scratch, std::int64_t coun
       }
       case Access::Gather: {
         C* buffer = buffer_of(scratch, k);
-        const std::int64_t* offsets = walk.offsets.data();
-        for (std::int64_t t = 0; t < count; ++t) buffer[t] = data[offsets[t]];
+        // Tiles of one offset table differ only in their base, so a tile starting where the last
+        // did holds the same values: an input broadcast along the split axis (the atoms of a
+        // distance grid, read again for every block of grid points) is gathered once per base.
+        if (scratch.gathered[k] != scratch.bases[k] || scratch.gathered_count[k] < count) {
+          const std::int64_t* offsets = walk.offsets.data();
+          for (std::int64_t t = 0; t < count; ++t) buffer[t] = data[offsets[t]];
+          scratch.gathered[k] = scratch.bases[k];
+          scratch.gathered_count[k] = count;
+        }
         scratch.values[k] = buffer;
         break;
       }
@@ -286,12 +307,13 @@ const C* evaluate_tile(const Job<C>& job, Scratch<C>& scratch, std::int64_t coun
       args[static_cast<std::size_t>(k)] =
           scratch.values[static_cast<std::size_t>(step.operands[static_cast<std::size_t>(k)])];
     }
-    const bool last = s + 1 == program.steps.size();
-    C* out = last && destination != nullptr ? destination : buffer_of(scratch, num_inputs + s);
+    const int output = (*job.output_of_value)[num_inputs + s];
+    C* out = output >= 0 && scratch.destinations[static_cast<std::size_t>(output)] != nullptr
+                 ? scratch.destinations[static_cast<std::size_t>(output)]
+                 : buffer_of(scratch, num_inputs + s);
     block_kernel_for<C>(step.op->block)(args.data(), out, count);
     scratch.values[num_inputs + s] = out;
   }
-  return scratch.values.back();
 }
 
 // Add folds in double (as Sum does: one rounding at the end of a float32 run); maximum in C.
@@ -312,36 +334,74 @@ struct Fold {
     for (std::int64_t i = 0; i < count; ++i) best = maximum_fold(best, values[i]);
     return static_cast<double>(best);
   }
+
+  /// Folds consecutive runs of `run` values into out[0, count / run). A short run is folded side
+  /// by side with the others, one position of every run at a time, so that each run's chain of
+  /// dependent additions overlaps the others' instead of waiting on its own latency; each run still
+  /// folds in order, so the results are those of over().
+  void runs(const C* values, std::int64_t count, std::int64_t run, C* out,
+            double* totals) const {
+    const std::int64_t runs = count / run;
+    if (run >= 16) {
+      for (std::int64_t r = 0; r < runs; ++r) out[r] = static_cast<C>(over(init(), values + r * run, run));
+      return;
+    }
+    if (reduction == CompositeReduction::Add) {
+      for (std::int64_t r = 0; r < runs; ++r) totals[r] = 0.0;
+      for (std::int64_t j = 0; j < run; ++j) {
+        for (std::int64_t r = 0; r < runs; ++r) totals[r] += static_cast<double>(values[r * run + j]);
+      }
+      for (std::int64_t r = 0; r < runs; ++r) out[r] = static_cast<C>(totals[r]);
+      return;
+    }
+    for (std::int64_t r = 0; r < runs; ++r) out[r] = static_cast<C>(-std::numeric_limits<C>::infinity());
+    for (std::int64_t j = 0; j < run; ++j) {
+      for (std::int64_t r = 0; r < runs; ++r) out[r] = maximum_fold(out[r], values[r * run + j]);
+    }
+  }
 };
 
 template <class C>
 void run_groups(const Job<C>& job, std::int64_t begin, std::int64_t end) {
   const Plan& plan = *job.plan;
+  const CompositeProgram& program = *job.program;
+  const std::size_t output_count = program.outputs.size();
   Scratch<C>& scratch = thread_scratch<C>(plan.inputs.size(),
-                                          static_cast<std::size_t>(job.program->value_count()));
+                                          static_cast<std::size_t>(program.value_count()),
+                                          output_count);
   const Fold<C> fold{job.reduction};
   const bool reduces = job.reduction != CompositeReduction::None;
+  auto values_of = [&](std::size_t o) {
+    return scratch.values[static_cast<std::size_t>(program.outputs[o])];
+  };
   for (std::int64_t group = begin; group < end; ++group) {
-    double acc = fold.init();
+    std::fill(scratch.folds.begin(), scratch.folds.end(), fold.init());
     for (std::int64_t unit = group * plan.units_per_group;
          unit < (group + 1) * plan.units_per_group; ++unit) {
       const TilePosition position = locate(plan, unit, scratch.bases);
       if (!reduces) {
-        (void)evaluate_tile(job, scratch, position.count, job.out_data + position.out_base);
+        for (std::size_t o = 0; o < output_count; ++o) {
+          scratch.destinations[o] = job.out_data[o] + position.out_base;
+        }
+        evaluate_tile(job, scratch, position.count);
         continue;
       }
-      const C* values = evaluate_tile<C>(job, scratch, position.count, nullptr);
-      if (plan.tile_in_run()) {
-        acc = fold.over(acc, values, position.count);
-        continue;
-      }
-      // Whole runs, one output element each, consecutive in the output.
-      C* out = job.out_data + position.out_base;
-      for (std::int64_t r = 0; r * plan.run < position.count; ++r) {
-        out[r] = static_cast<C>(fold.over(fold.init(), values + r * plan.run, plan.run));
+      evaluate_tile(job, scratch, position.count);
+      for (std::size_t o = 0; o < output_count; ++o) {
+        if (plan.tile_in_run()) {
+          scratch.folds[o] = fold.over(scratch.folds[o], values_of(o), position.count);
+        } else {
+          // Whole runs, one output element each, consecutive in the output.
+          fold.runs(values_of(o), position.count, plan.run, job.out_data[o] + position.out_base,
+                    scratch.run_totals.data());
+        }
       }
     }
-    if (reduces && plan.tile_in_run()) job.out_data[group] = static_cast<C>(acc);
+    if (reduces && plan.tile_in_run()) {
+      for (std::size_t o = 0; o < output_count; ++o) {
+        job.out_data[o][group] = static_cast<C>(scratch.folds[o]);
+      }
+    }
   }
 }
 
@@ -372,7 +432,12 @@ void run_plan(const Job<C>& job, std::int64_t element_count) {
 CompositeState& state_of(KernelContext& ctx) {
   if (ctx.state == nullptr) {
     auto state = std::make_shared<CompositeState>();
-    state->program = parse_composite(ctx.attrs->get_string("expression"), ctx.num_inputs);
+    state->program = parse_composite(*ctx.attrs, ctx.num_inputs);
+    state->output_of_value.assign(static_cast<std::size_t>(state->program.value_count()), -1);
+    for (std::size_t o = 0; o < state->program.outputs.size(); ++o) {
+      state->output_of_value[static_cast<std::size_t>(state->program.outputs[o])] =
+          static_cast<int>(o);
+    }
     state->reduction = composite_reduction(*ctx.attrs);
     ctx.state = std::move(state);
   }
@@ -418,20 +483,27 @@ void compute_composite(KernelContext& ctx) {
     out_shape = reduced_dims(shape, axes, ctx.attrs->get_bool_or("keepdims", false));
   }
   const DType dtype = ctx.input(0).dtype();
-  Tensor& out = ctx.allocate_output(0, dtype, out_shape);
+  const std::size_t output_count = state.program.outputs.size();
+  for (std::size_t o = 0; o < output_count; ++o) {
+    (void)ctx.allocate_output(static_cast<int>(o), dtype, out_shape);
+  }
   auto run = [&](auto tag) {
     using C = decltype(tag);
-    C* out_data = static_cast<C*>(out.raw_data());
+    std::vector<C*> out_data;
+    for (std::size_t o = 0; o < output_count; ++o) {
+      out_data.push_back(static_cast<C*>(ctx.output(static_cast<int>(o)).raw_data()));
+    }
     if (shape.product() == 0) {
       // An empty sum is 0 (an empty maximum was rejected above).
-      std::fill(out_data, out_data + out.numel(), C{0});
+      for (C* data : out_data) std::fill(data, data + out_shape.product(), C{0});
       return;
     }
     Job<C> job{.plan = &plan_for(state, ctx, shape, axes),
                .program = &state.program,
+               .output_of_value = &state.output_of_value,
                .reduction = state.reduction,
                .input_data = {},
-               .out_data = out_data};
+               .out_data = std::move(out_data)};
     for (int k = 0; k < ctx.num_inputs; ++k) {
       job.input_data.push_back(static_cast<const C*>(ctx.input(k).raw_data()));
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "composite_program.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -19,7 +20,7 @@ class Parser {
  public:
   Parser(std::string_view text, int num_inputs) : text_(text) { program_.num_inputs = num_inputs; }
 
-  CompositeProgram run() {
+  CompositeProgram run(std::span<const std::int64_t> outputs) {
     std::vector<int> statements;
     while (true) {
       skip_spaces();
@@ -33,6 +34,24 @@ class Parser {
       expect(';');
     }
     // Operands are parsed before their op, so the last statement's op is the last step.
+    if (outputs.empty()) {
+      program_.outputs.push_back(program_.value_count() - 1);
+      return std::move(program_);
+    }
+    for (const std::int64_t statement : outputs) {
+      if (statement < 0 || statement >= static_cast<std::int64_t>(statements.size())) {
+        throw_error(ErrorKind::InvalidArgument,
+                    "Composite: output t{} names no statement of expression '{}' ({} statements)",
+                    statement, text_, statements.size());
+      }
+      const int value = statements[static_cast<std::size_t>(statement)];
+      if (std::ranges::find(program_.outputs, value) != program_.outputs.end()) {
+        throw_error(ErrorKind::InvalidArgument,
+                    "Composite: output t{} of expression '{}' names a value already output",
+                    statement, text_);
+      }
+      program_.outputs.push_back(value);
+    }
     return std::move(program_);
   }
 
@@ -185,12 +204,24 @@ double CompositeProgram::flops_per_element() const {
   return flops;
 }
 
-CompositeProgram parse_composite(std::string_view expression, int num_inputs) {
-  return Parser(expression, num_inputs).run();
+CompositeProgram parse_composite(std::string_view expression, int num_inputs,
+                                 std::span<const std::int64_t> outputs) {
+  return Parser(expression, num_inputs).run(outputs);
+}
+
+CompositeProgram parse_composite(const Attrs& attrs, int num_inputs) {
+  if (!attrs.has("expression")) {
+    throw_error(ErrorKind::InvalidArgument, "Composite: missing the \"expression\" attribute");
+  }
+  const std::string& expression = attrs.get_string("expression");
+  if (!attrs.has("outputs")) return parse_composite(expression, num_inputs);
+  return parse_composite(expression, num_inputs, attrs.get_ints("outputs"));
 }
 
 std::string print_composite_body(const CompositeProgram& program) {
-  return print_value(program, program.value_count() - 1);
+  std::vector<std::string> bodies;
+  for (const int value : program.outputs) bodies.push_back(print_value(program, value));
+  return fmt::format("{}", fmt::join(bodies, ", "));
 }
 
 }  // namespace tscope::ops::detail

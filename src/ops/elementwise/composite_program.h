@@ -9,6 +9,8 @@
 // `Exp(i0);Mul(t0,t0)`. The fusion rewrite writes this form; it is parsed once per instruction
 // (kernel state) and by the type rule.
 #include <array>
+#include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -28,8 +30,11 @@ struct CompositeStep {
 
 struct CompositeProgram {
   int num_inputs = 0;
-  /// In evaluation order; every operand is an input or an earlier step. The last is the result.
+  /// In evaluation order; every operand is an input or an earlier step.
   std::vector<CompositeStep> steps;
+  /// The value ids of the node's outputs, each a distinct step: the last step unless the
+  /// "outputs" attribute names statements.
+  std::vector<int> outputs;
 
   [[nodiscard]] int value_count() const noexcept {
     return num_inputs + static_cast<int>(steps.size());
@@ -66,13 +71,19 @@ auto block_kernel_for(const BlockKernels& kernels) {
 /// The fast kernel (composite_kernel.cpp).
 void compute_composite(KernelContext& ctx);
 
-/// Parses `expression` over `num_inputs` inputs. Throws InvalidArgument saying what is wrong and
-/// where: an unknown op, an op without block kernels (not fusable), a wrong operand count, an
-/// input or statement out of range, or malformed text.
-[[nodiscard]] CompositeProgram parse_composite(std::string_view expression, int num_inputs);
+/// Parses `expression` over `num_inputs` inputs; `outputs` are statement indices (t<j>) of the
+/// node's outputs, empty for the last statement alone. Throws InvalidArgument saying what is
+/// wrong and where: an unknown op, an op without block kernels (not fusable), a wrong operand
+/// count, an input or statement out of range, an output named twice, or malformed text.
+[[nodiscard]] CompositeProgram parse_composite(std::string_view expression, int num_inputs,
+                                               std::span<const std::int64_t> outputs = {});
+
+/// The program of a Composite node's attributes ("expression" and the optional "outputs").
+[[nodiscard]] CompositeProgram parse_composite(const Attrs& attrs, int num_inputs);
 
 /// The expression in Theano's notation, "exp(((-i0) / i1)) * i2" style: arithmetic infix and
 /// fully parenthesised, other ops as calls by their scalar names; shared values are expanded.
+/// Several outputs are separated by ", ".
 [[nodiscard]] std::string print_composite_body(const CompositeProgram& program);
 
 }  // namespace tscope::ops::detail

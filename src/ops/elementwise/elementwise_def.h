@@ -261,6 +261,27 @@ void block_kernel(const C* const* args, C* out, std::int64_t n) {
 template <class C, std::size_t K, class Simd>
 void simd_block_kernel(const C* const* args, C* out, std::int64_t n);
 
+/// The block kernel of a comparison: a Composite holds every value in its float type, so true and
+/// false become 1 and 0 of that type (which a Cast to it keeps, as Cast's block kernel is the
+/// identity).
+template <class Fn, std::size_t K, class C>
+void predicate_block_kernel(const C* const* args, C* out, std::int64_t n) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    const std::array<const C*, K> data{args[I]...};
+    for (std::int64_t i = 0; i < n; ++i) out[i] = Fn{}(data[I][i]...) ? C{1} : C{0};
+  }(std::make_index_sequence<K>{});
+}
+
+/// Whether `Fn` is a predicate on C (returns bool), with a Bool dtype rule.
+template <class Fn, class C, std::size_t K>
+constexpr bool kIsPredicate = [] {
+  if constexpr (!kCallable<Fn, C, K> || ExplicitOutputDType<Fn>) {
+    return false;
+  } else {
+    return std::is_same_v<ResultOf<Fn, C, K>, bool>;
+  }
+}();
+
 /// Whether `Fn` has a block kernel for C: it is callable on C and returns C.
 template <class Fn, class C, std::size_t K>
 constexpr bool kHasBlockKernel = [] {
@@ -271,11 +292,16 @@ constexpr bool kHasBlockKernel = [] {
   }
 }();
 
-/// The block kernels of an op (op_def.h), empty unless its functor maps float to float and
-/// double to double under a Promote or PromoteToFloat dtype rule and it accepts floats.
+/// The block kernels of an op (op_def.h), empty unless it accepts floats and its functor maps
+/// float to float and double to double under a Promote or PromoteToFloat dtype rule, or is a
+/// comparison (predicate_block_kernel).
 template <class Fn, std::size_t K, class Simd>
 BlockKernels make_block_kernels(const ElementwiseSpec& spec) {
   const ElementwiseDTypeRule rule = spec.scalar->dtype_rule;
+  if constexpr (kIsPredicate<Fn, float, K> && kIsPredicate<Fn, double, K>) {
+    if (rule != ElementwiseDTypeRule::Bool || spec.accepted == DTypeSet::IntegralOrBool) return {};
+    return {predicate_block_kernel<Fn, K, float>, predicate_block_kernel<Fn, K, double>};
+  }
   const bool float_rule =
       rule == ElementwiseDTypeRule::Promote || rule == ElementwiseDTypeRule::PromoteToFloat;
   if constexpr (kHasBlockKernel<Fn, float, K> && kHasBlockKernel<Fn, double, K>) {

@@ -5,8 +5,12 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <source_location>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "support/test_util.h"
 #include "tscope/ops/parallel_chunks.h"
@@ -36,6 +40,9 @@ std::vector<CompositeCase> composite_cases() {
       {"DensityMiddleBroadcast", "Mul(Exp(TrueDiv(Neg(i0),i1)),i2)", {{2, 5, 3}, {2, 1, 3}, {2, 1, 3}},
        density},
       {"LeadingBroadcast", "Sqr(Sub(i0,i1))", {{4, 7}, {7}}, sub_sqr},
+      // A comparison's 1 or 0 in the float dtype, kept by the Cast: a ReLU gradient's mask.
+      {"ComparisonMask", "Mul(i0,Cast(GE(i1,i2)))", {{3, 9}, {3, 9}, {}},
+       [](const auto& v) { return v[0] * cast(ge(v[1], v[2]), v[0].dtype()); }},
       {"TrailingBroadcast", "Add(Mul(i0,i1),i2)", {{3, 4, 5}, {3, 4, 1}, {1}},
        [](const auto& v) { return v[0] * v[1] + v[2]; }},
       {"RankZero", "Add(Exp(i0),i1)", {{}, {}}, [](const auto& v) { return exp(v[0]) + v[1]; }},
@@ -210,7 +217,7 @@ TEST(Composite, MalformedExpressionsAreErrorsNamingTheNode) {
   Variable x = matrix(DType::Float32, "x");
   Variable y = matrix(DType::Float32, "y");
   for (const std::string expression :
-       {"Mul(i0,i1", "Mul(i0)", "Nope(i0)", "Mul(i0,i2)", "GE(i0,i1)", "Exp(t0)", "i0", "",
+       {"Mul(i0,i1", "Mul(i0)", "Nope(i0)", "Mul(i0,i2)", "And(i0,i1)", "Exp(t0)", "i0", "",
         "Exp(i0);t0", "Exp(i0) junk"}) {
     const Error error = testing::error_of([&] { (void)composite({x, y}, expression); });
     EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument) << expression;
@@ -241,6 +248,101 @@ TEST(Composite, MixedOrNonFloatDtypesAreTypeErrorsNamingTheNode) {
     (void)composite({tensor(DType::Float32, {3, 4}), tensor(DType::Float32, {5, 4})}, "Add(i0,i1)");
   });
   EXPECT_EQ(shapes.kind(), ErrorKind::ShapeMismatch);
+}
+
+// A Composite with an "outputs" attribute: one node, one output per named statement.
+std::vector<Variable> multi_output(const std::vector<Variable>& inputs, const std::string& expression,
+                                   const std::vector<std::int64_t>& outputs,
+                                   const std::string& reduction, const std::vector<std::int64_t>& axes) {
+  Attrs attrs{{"expression", expression}, {"outputs", outputs}};
+  if (!reduction.empty()) {
+    attrs.set("reduce", reduction);
+    attrs.set("axes", axes);
+    attrs.set("keepdims", false);
+  }
+  return apply_op(op_def("Composite"), inputs, std::move(attrs), std::source_location::current());
+}
+
+Variable single_output(const std::vector<Variable>& inputs, const std::string& expression,
+                       const std::string& reduction, const std::vector<std::int64_t>& axes) {
+  if (reduction.empty()) return composite(inputs, expression);
+  return composite_reduce(inputs, expression, reduction, axes, false);
+}
+
+// Each output of a multi-output node equals the single-output node of its own expression, on the
+// fast and the reference kernel, for short runs (folded side by side), runs spread over tiles and
+// long runs, with contiguous and strided inputs.
+TEST(Composite, SeveralOutputsEqualTheirSingleOutputNodes) {
+  struct Shape {
+    Dims x;
+    Dims scale;
+    std::vector<std::int64_t> axes;
+  };
+  const std::vector<Shape> shapes = {{{4, 37, 12}, {4, 1, 12}, {2}},
+                                     {{4, 37, 12}, {4, 1, 12}, {1}},
+                                     {{4, 37, 12}, {4, 1, 12}, {}},
+                                     {{3, 1000}, {3, 1}, {1}}};
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    for (const Shape& shape : shapes) {
+      for (const std::string reduction : {"", "add", "maximum"}) {
+        Variable x = tensor(dtype, shape.x, "x");
+        Variable scale = tensor(dtype, shape.scale, "scale");
+        Variable weight = tensor(dtype, shape.scale, "weight");
+        const std::vector<Variable> inputs{x, scale, weight};
+        const std::vector<Variable> both = multi_output(
+            inputs, "Exp(TrueDiv(Neg(i0),i1));Mul(t0,i2)", {1, 0}, reduction, shape.axes);
+        ASSERT_EQ(both.size(), 2U);
+        const Variable weighted =
+            single_output(inputs, "Mul(Exp(TrueDiv(Neg(i0),i1)),i2)", reduction, shape.axes);
+        const Variable plain = single_output(inputs, "Exp(TrueDiv(Neg(i0),i1))", reduction, shape.axes);
+        EXPECT_EQ(both[0].type(), weighted.type());
+        const std::vector<Tensor> values{testing::random_tensor(dtype, shape.x, 5, 0.0, 4.0),
+                                         testing::random_tensor(dtype, shape.scale, 6, 0.5, 2.0),
+                                         testing::random_tensor(dtype, shape.scale, 7, -1.0, 1.0)};
+        std::vector<Tensor> strided;
+        for (const Tensor& value : values) strided.push_back(testing::non_contiguous_copy(value));
+        const std::vector<Tensor> expected = testing::run_graph(inputs, {weighted, plain}, values);
+        const std::string label = fmt::format("{} {} axes {} {}", dtype_name(dtype),
+                                              shape.x.to_string(), fmt::join(shape.axes, ","),
+                                              reduction);
+        for (const std::vector<Tensor>& actual :
+             {testing::run_graph(inputs, both, values), testing::run_graph(inputs, both, values, true),
+              testing::run_graph(inputs, both, strided)}) {
+          ASSERT_EQ(actual.size(), 2U);
+          for (std::size_t o = 0; o < 2; ++o) {
+            EXPECT_TRUE(testing::all_close(actual[o], expected[o], rtol(dtype), 1e-12))
+                << label << " output " << o;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Composite, SeveralOutputsPrintAndCostTogether) {
+  Variable x = matrix(DType::Float32, "x");
+  Variable r = matrix(DType::Float32, "r");
+  const std::vector<Variable> both =
+      multi_output({x, r}, "Exp(TrueDiv(Neg(i0),i1));Mul(t0,i1)", {1, 0}, "add", {1});
+  EXPECT_EQ(both[0].owner()->op_string(),
+            "Elemwise{Composite{(exp(((-i0) / i1)) * i1), exp(((-i0) / i1))},CAReduce{add}{1}}");
+  const OpDef& op = op_def("Composite");
+  const std::vector<Dims> inputs = {{3, 4}, {3, 4}};
+  const std::vector<Dims> outputs = {{3}, {3}};
+  const std::vector<DType> dtypes = {DType::Float32, DType::Float32};
+  const Cost cost = op.cost(CostContext{op, inputs, outputs, dtypes, both[0].owner()->attrs()});
+  EXPECT_EQ(cost.bytes, (12.0 + 12.0 + 3.0 + 3.0) * 4.0);
+}
+
+TEST(Composite, OutputsNamingNoStatementOrOneTwiceAreErrors) {
+  Variable x = matrix(DType::Float32, "x");
+  for (const std::vector<std::int64_t>& outputs :
+       std::vector<std::vector<std::int64_t>>{{2}, {-1}, {0, 0}}) {
+    const Error error =
+        testing::error_of([&] { (void)multi_output({x}, "Exp(i0);Neg(t0)", outputs, "", {}); });
+    EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+    EXPECT_TRUE(testing::contains(error, "output t")) << error.what();
+  }
 }
 
 TEST(Composite, MaximumOfAnEmptyExtentIsAnError) {

@@ -47,7 +47,9 @@ TEST(OptimizerProfile, CompileRecordCarriesEveryRewrite) {
       {"fuse_clamps", 0, 0, 0, 0, 0},
       // The exp and the add reading it twice become one Composite.
       {"fuse_elementwise", 1000, 3, 1, 1, 2},
-      {"fold_constant_layouts", 1000, 2, 0, 0, 0}};
+      {"fold_constant_layouts", 1000, 2, 0, 0, 0},
+      // The Composite reads only the input x and Gemm only inputs: nothing to overwrite.
+      {"use_inplace", 1000, 2, 0, 0, 0}};
   ASSERT_EQ(compile.rewrites.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
     const profile::RewriteRecord& rule = compile.rewrites[i];
@@ -119,7 +121,7 @@ TEST(OptimizerProfile, JsonRoundTripKeepsTheSection) {
       profile::parse_profile_json(profile::to_json_text({profile}, options), "optimizer");
   EXPECT_TRUE(document.report.show_optimizer);
   ASSERT_EQ(document.profiles.size(), 1u);
-  EXPECT_EQ(document.profiles[0].functions[0].compile.rewrites.size(), 7u);
+  EXPECT_EQ(document.profiles[0].functions[0].compile.rewrites.size(), 8u);
   EXPECT_EQ(profile::render_text(document.profiles[0], document.report),
             profile::render_text(profile, options));
 }

@@ -22,10 +22,11 @@ std::vector<const ApplyNode*> composites(const Function& f) {
   return found;
 }
 
+// In-place writes are left out: they rename nodes this file names (inplace_test.cpp covers them).
 Function compile(const std::vector<Variable>& inputs, const std::vector<Variable>& outputs,
                  bool fuse) {
   FunctionOptions options;
-  if (!fuse) options.excluded_rewrites = {"fuse_elementwise"};
+  options.excluded_rewrites = {fuse ? "use_inplace" : "fuse_elementwise"};
   return function(inputs, outputs, {}, options);
 }
 
@@ -67,6 +68,86 @@ TEST(FuseElementwise, TheMainJobsDensityChainBecomesTwoNodes) {
                        testing::random_tensor(DType::Float32, {64, 3}, 2, 0.0, 4.0),
                        testing::random_tensor(DType::Float32, {8, 12}, 3, 0.5, 1.5),
                        testing::random_tensor(DType::Float32, {8, 12}, 4)});
+}
+
+// The whole density grid of the main job (src/models/voxel_cnn_training.cpp): the squared
+// distances in one node, and the Gaussian with both of its sums over atoms in another, with two
+// outputs, so the (N, P, A) Gaussian is computed once and never stored.
+TEST(FuseElementwise, TheMainJobsDensityGridBecomesTwoNodes) {
+  Variable atoms = tensor(DType::Float32, {8, 12, 3}, "atoms");
+  Variable grid = tensor(DType::Float32, {64, 3}, "grid");
+  Variable radii = tensor(DType::Float32, {8, 12}, "radii");
+  Variable charges = tensor(DType::Float32, {8, 12}, "charges");
+  const Variable diff =
+      dimshuffle(atoms, {0, kNewAxis, 1, 2}) - dimshuffle(grid, {kNewAxis, 0, kNewAxis, 1});
+  const Variable d2 = sum(sqr(diff), {3});
+  const Variable gauss = exp(-d2 / dimshuffle(sqr(radii), {0, kNewAxis, 1}));
+  const Variable occupancy = sum(gauss, {2});
+  const Variable charge = sum(gauss * dimshuffle(charges, {0, kNewAxis, 1}), {2});
+  const Variable grid_values = occupancy * 2.0 + charge;
+  const std::vector<Variable> inputs{atoms, grid, radii, charges};
+  Function fused = compile(inputs, {grid_values}, true);
+  Function plain = compile(inputs, {grid_values}, false);
+  const std::vector<const ApplyNode*> nodes = composites(fused);
+  ASSERT_EQ(nodes.size(), 3u);  // the distances, the Gaussian's sums, the final 2 * o + c
+  EXPECT_EQ(nodes[1]->num_outputs(), 2);
+  const std::string& expression = nodes[1]->attrs().get_string("expression");
+  EXPECT_EQ(expression.find("Exp"), expression.rfind("Exp")) << expression;  // one exp per element
+  EXPECT_NE(nodes[1]->op_string().find(",CAReduce{add}{2}}"), std::string::npos);
+  const std::map<std::string, int> counts = op_counts(fused);
+  for (const char* gone : {"Sum", "Exp", "Neg", "TrueDiv", "Mul"}) {
+    EXPECT_FALSE(counts.contains(gone)) << gone;
+  }
+  expect_same_outputs(fused, plain,
+                      {testing::random_tensor(DType::Float32, {8, 12, 3}, 1, 0.0, 4.0),
+                       testing::random_tensor(DType::Float32, {64, 3}, 2, 0.0, 4.0),
+                       testing::random_tensor(DType::Float32, {8, 12}, 3, 0.5, 1.5),
+                       testing::random_tensor(DType::Float32, {8, 12}, 4)});
+}
+
+// Layer-norm style: the second sum reads x - mean, which needs the first sum's result, so the
+// two cannot be one node (it would read its own output); each still fuses on its own.
+TEST(FuseElementwise, SiblingSumsThatNeedEachOthersResultStaySeparate) {
+  Variable a = matrix(DType::Float64, "a");
+  const Variable x = exp(a * 0.5);
+  const Variable mean = dimshuffle(sum(x, {1}) / 7.0, {0, kNewAxis});
+  const Variable variance = sum(sqr(x - mean), {1});
+  Function fused = compile({a}, {variance}, true);
+  Function plain = compile({a}, {variance}, false);
+  for (const ApplyNode* node : composites(fused)) EXPECT_EQ(node->num_outputs(), 1);
+  expect_same_outputs(fused, plain, {testing::random_tensor(DType::Float64, {5, 7}, 12)}, 1e-12);
+}
+
+TEST(FuseElementwise, SiblingsOverOtherAxesOrOfAnotherKindAreNotMerged) {
+  Variable a = matrix(DType::Float32, "a");
+  Variable w = vector(DType::Float32, "w");
+  const Variable e = exp(a * 0.5);
+  const Variable rows = sum(e * w, {1});
+  const Variable columns = sum(e, {0});
+  const Variable peaks = max(e * 2.0, {1});
+  Function fused = compile({a, w}, {rows, columns, peaks}, true);
+  Function plain = compile({a, w}, {rows, columns, peaks}, false);
+  for (const ApplyNode* node : composites(fused)) EXPECT_EQ(node->num_outputs(), 1);
+  int exps = 0;
+  for (const ApplyNode* node : composites(fused)) {
+    exps += node->attrs().get_string("expression").find("Exp") != std::string::npos ? 1 : 0;
+  }
+  EXPECT_EQ(exps + op_counts(fused).count("Exp"), 1);  // computed once, read by three groups
+  expect_same_outputs(fused, plain,
+                      {testing::random_tensor(DType::Float32, {5, 7}, 13),
+                       testing::random_tensor(DType::Float32, {7}, 14)});
+}
+
+TEST(FuseElementwise, SiblingMaximaShareOnePass) {
+  Variable a = matrix(DType::Float64, "a");
+  const Variable e = tanh(a) * 3.0;
+  const Variable high = max(e, {1});
+  const Variable scaled = max(e * e, {1});
+  Function fused = compile({a}, {high, scaled}, true);
+  Function plain = compile({a}, {high, scaled}, false);
+  EXPECT_EQ(op_counts(fused), (std::map<std::string, int>{{"Composite", 1}}));
+  EXPECT_EQ(composites(fused)[0]->num_outputs(), 2);
+  expect_same_outputs(fused, plain, {testing::random_tensor(DType::Float64, {6, 9}, 15)}, 1e-12);
 }
 
 TEST(FuseElementwise, AValueWithTwoReadersIsComputedOnce) {
@@ -127,11 +208,52 @@ TEST(FuseElementwise, GraphOutputsInsideAChainStayOutputs) {
 TEST(FuseElementwise, LeavesLoneNodesAndNonFloatOps) {
   Variable x = matrix(DType::Float32, "x");
   Variable n = matrix(DType::Int64, "n");
+  Variable b = matrix(DType::Bool, "b");
   const Variable lone = exp(x);
-  const Variable masked = x * cast(ge(x, 0.0), DType::Float32);  // ge and cast are boundaries
   const Variable integers = (n + 1) * n;
-  Function fused = compile({x, n}, {lone, masked, integers}, true);
+  const Variable of_input = x * cast(b, DType::Float32);  // the bool comes from outside
+  Function fused = compile({x, n, b}, {lone, integers, of_input}, true);
   EXPECT_FALSE(op_counts(fused).contains("Composite"));
+}
+
+// A ReLU gradient's mask, g * cast(x >= 0): the comparison's 1 or 0 stays inside the group.
+TEST(FuseElementwise, ComparisonsAndTheirCastsFuseIntoTheirReader) {
+  Variable x = matrix(DType::Float32, "x");
+  Variable g = matrix(DType::Float32, "g");
+  const Variable masked = g * cast(ge(x, 0.0), DType::Float32);
+  const Variable shown = ge(x, 1.0);  // a bool output: its comparison stays a node
+  const Variable masked_by_shown = g * cast(shown, DType::Float32);
+  Function fused = compile({x, g}, {masked, shown, masked_by_shown}, true);
+  Function plain = compile({x, g}, {masked, shown, masked_by_shown}, false);
+  const std::vector<const ApplyNode*> nodes = composites(fused);
+  ASSERT_EQ(nodes.size(), 1u);
+  EXPECT_EQ(nodes[0]->op_string(), "Elemwise{Composite{(i2 * cast(ge(i0, i1)))}}");
+  const std::map<std::string, int> counts = op_counts(fused);
+  EXPECT_EQ(counts.at("GE"), 1);
+  EXPECT_EQ(counts.at("Cast"), 1);
+  Tensor x_values = testing::random_tensor(DType::Float32, {6, 9}, 16);
+  std::vector<double> with_ties = x_values.to_doubles();
+  with_ties[0] = 0.0;  // x >= 0 holds at 0
+  with_ties[1] = 1.0;
+  expect_same_outputs(fused, plain,
+                      {Tensor::from_doubles(DType::Float32, {6, 9}, with_ties),
+                       testing::random_tensor(DType::Float32, {6, 9}, 17)});
+}
+
+TEST(FuseElementwise, ReluGradientsFuse) {
+  Variable x = matrix(DType::Float64, "x");
+  Variable w = matrix(DType::Float64, "w");
+  const Variable cost = sum(sqr(maximum(dot(x, w), 0.0) - 1.0));
+  const Variable gw = grad(cost, {w})[0];
+  Function fused = compile({x, w}, {gw}, true);
+  Function plain = compile({x, w}, {gw}, false);
+  const std::map<std::string, int> counts = op_counts(fused);
+  EXPECT_FALSE(counts.contains("GE"));
+  EXPECT_FALSE(counts.contains("Cast"));
+  expect_same_outputs(fused, plain,
+                      {testing::random_tensor(DType::Float64, {5, 4}, 18),
+                       testing::random_tensor(DType::Float64, {4, 3}, 19)},
+                      1e-12);
 }
 
 TEST(FuseElementwise, MaxOverAGroupBecomesOneNode) {
