@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The VM's recording path: signatures, ignore_first_call, clock selection, overhead measurement.
+// The VM's recording path: signatures, ignore_first_call, clock selection, overhead measurement,
+// the fusion role of each node.
 #include "support/test_util.h"
 #include "tscope/profile/tick_clock.h"
 #include "tscope/profile/tips.h"
@@ -145,6 +146,33 @@ TEST(Recording, FailingCallKeepsTheCountersOfTheNodesThatRan) {
                Error);
   const profile::FunctionRecord record = f.profile_record();
   EXPECT_EQ(record.nodes[0].call_count, 1);  // exp ran; the add threw
+}
+
+const profile::NodeRecord& node_of_kind(const profile::FunctionRecord& record,
+                                        std::string_view op_kind) {
+  for (const profile::NodeRecord& node : record.nodes) {
+    if (node.op_kind == op_kind) return node;
+  }
+  ADD_FAILURE() << "no " << op_kind << " node";
+  return record.nodes.front();
+}
+
+TEST(Recording, EachNodeRecordsItsFusionRole) {
+  FakeClock clock(1000);
+  Variable x = matrix(DType::Float32, "x");
+  FunctionOptions options;
+  options.profile = true;
+  options.clock = &clock;
+  // exp(x * 2) is fused into a Composite but has two readers, which stay nodes of their own; the
+  // mask is a comparison, which no fused loop takes.
+  const Variable e = exp(x * 2.0);
+  Function f = function({x}, {sum(e, {1}), e + 1.0, ge(x, 0.0)}, {}, options);
+  (void)f({testing::random_tensor(DType::Float32, {3, 4}, 1)});
+  const profile::FunctionRecord record = f.profile_record();
+  EXPECT_EQ(node_of_kind(record, "Composite").fusion_role, "elementwise");
+  EXPECT_EQ(node_of_kind(record, "Sum").fusion_role, "reduction");
+  EXPECT_EQ(node_of_kind(record, "Add").fusion_role, "elementwise");
+  EXPECT_EQ(node_of_kind(record, "GE").fusion_role, "none");
 }
 
 }  // namespace
