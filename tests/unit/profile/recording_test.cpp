@@ -175,5 +175,30 @@ TEST(Recording, EachNodeRecordsItsFusionRole) {
   EXPECT_EQ(node_of_kind(record, "GE").fusion_role, "none");
 }
 
+// fuse_elementwise splits a chain of 200 nodes into Composites of its bounded size; the profile of
+// the compiled chain names that bound as the reason they stay apart.
+TEST(Recording, UnfusedChainTipNamesFusionsBoundOnALongChain) {
+  FakeClock clock(1000);
+  Variable x = vector(DType::Float64, "x");
+  Variable y = x;
+  for (int i = 0; i < 200; ++i) y = (i % 2 == 0) ? tanh(y) : y * 0.5;
+  FunctionOptions options;
+  options.profile = true;
+  options.clock = &clock;
+  Function f = function({x}, {y}, {}, options);
+  (void)f({testing::random_tensor(DType::Float64, {9}, 3)});
+  profile::Profile profile;
+  profile.functions.push_back(f.profile_record());
+  std::vector<std::string> texts;
+  for (const profile::Tip& tip : profile::collect_tips(profile)) {
+    if (tip.rule == "unfused_chain") texts.push_back(tip.text);
+  }
+  ASSERT_EQ(texts.size(), 1u);
+  EXPECT_NE(texts[0].find("4 nodes of an elementwise chain, from"), std::string::npos) << texts[0];
+  EXPECT_NE(texts[0].find("fusion stored 3 values between them"), std::string::npos) << texts[0];
+  EXPECT_NE(texts[0].find("a fused loop already at fusion's bound on nodes"), std::string::npos)
+      << texts[0];
+}
+
 }  // namespace
 }  // namespace tscope
