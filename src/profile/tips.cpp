@@ -8,23 +8,22 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
-#include <set>
-#include <unordered_map>
+
+#include "tips_fusion.h"
 
 namespace tscope::profile {
 namespace {
 
-constexpr std::size_t kLongChainNodes = 4;       // elemwise nodes in a row worth fusing
 constexpr std::size_t kManySignatures = 4;       // distinct input signatures of one node
 constexpr double kDispatchBoundNodeNs = 1000.0;  // mean kernel time per node execution
 constexpr std::int64_t kDispatchBoundMinExecutions = 100;
 // A strided gather into a contiguous buffer touches a new cache line for nearly every element:
 // about 2 GB/s of memory traffic on current cores, each copied byte read once and written once.
 constexpr double kStridedCopyBytesPerSecond = 2e9;
-// The roofline tip looks at nodes holding at least this share of their function's node time, and
-// fires when a call takes this many times longer than the machine's roof allows.
-constexpr double kRoofMinShare = 0.05;
+// The roofline tip looks at nodes, and the unfused-chain tip at groups of nodes, holding at least
+// this share of their function's node time; the roofline tip fires when a call takes this many
+// times longer than the machine's roof allows.
+constexpr double kMinShare = 0.05;
 constexpr double kFarFromRoofFactor = 4.0;
 constexpr std::size_t kRoofTipsPerFunction = 5;
 
@@ -148,55 +147,6 @@ void transcendental_tips(const FunctionRecord& function, std::vector<Tip>& tips)
   }
 }
 
-// Longest runs of elementwise nodes where each feeds the next and nothing else reads the link.
-void chain_tips(const FunctionRecord& function, std::vector<Tip>& tips) {
-  std::unordered_map<std::int64_t, int> readers;
-  std::unordered_map<std::int64_t, std::size_t> producer;
-  for (std::size_t i = 0; i < function.nodes.size(); ++i) {
-    const NodeRecord& node = function.nodes[i];
-    for (std::int64_t id : std::set<std::int64_t>(node.input_ids.begin(), node.input_ids.end()))
-      ++readers[id];
-    for (std::int64_t id : node.output_ids) producer[id] = i;
-  }
-  const std::set<std::int64_t> kept(function.output_ids.begin(), function.output_ids.end());
-  // next[i]: the elementwise node that alone consumes node i's single output.
-  std::vector<std::ptrdiff_t> next(function.nodes.size(), -1);
-  std::vector<bool> has_previous(function.nodes.size(), false);
-  for (std::size_t i = 0; i < function.nodes.size(); ++i) {
-    const NodeRecord& node = function.nodes[i];
-    if (!node.elementwise) continue;
-    for (std::int64_t id : node.input_ids) {
-      const auto it = producer.find(id);
-      if (it == producer.end()) continue;
-      const NodeRecord& previous = function.nodes[it->second];
-      if (!previous.elementwise || previous.output_ids.size() != 1 || readers[id] != 1 ||
-          kept.count(id) != 0 || next[it->second] >= 0 || has_previous[i]) {
-        continue;
-      }
-      next[it->second] = static_cast<std::ptrdiff_t>(i);
-      has_previous[i] = true;
-    }
-  }
-  for (std::size_t start = 0; start < function.nodes.size(); ++start) {
-    if (has_previous[start] || next[start] < 0) continue;
-    std::vector<std::size_t> chain = {start};
-    while (next[chain.back()] >= 0) chain.push_back(static_cast<std::size_t>(next[chain.back()]));
-    if (chain.size() < kLongChainNodes) continue;
-    std::int64_t total_ns = 0, slowest_ns = 0;
-    for (std::size_t i : chain) {
-      total_ns += function.nodes[i].total_ns;
-      slowest_ns = std::max(slowest_ns, function.nodes[i].total_ns);
-    }
-    tips.push_back({"unfused_chain",
-                    fmt::format("{} unfused elementwise nodes run one after the other, from {} to "
-                                "{}; fused into one loop they would read and write memory once "
-                                "(est. gain {:.3e}s of their {:.3e}s).",
-                                chain.size(), node_label(function.nodes[chain.front()]),
-                                node_label(function.nodes[chain.back()]),
-                                seconds(total_ns - slowest_ns), seconds(total_ns))});
-  }
-}
-
 std::string bytes_text(double bytes) {
   if (bytes >= 1e9) return fmt::format("{:.2f} GB", bytes * 1e-9);
   if (bytes >= 1e6) return fmt::format("{:.2f} MB", bytes * 1e-6);
@@ -224,7 +174,7 @@ void roofline_tips(const Profile& profile, const FunctionRecord& function,
   for (const NodeRecord& node : function.nodes) {
     if (node.call_count <= 0 || node.bytes_per_call <= 0 || node.flops_per_call < 0) continue;
     const double share = static_cast<double>(node.total_ns) / static_cast<double>(function_ns);
-    if (share < kRoofMinShare) continue;
+    if (share < kMinShare) continue;
     const double call_seconds = seconds(node.total_ns) / static_cast<double>(node.call_count);
     const double roof_seconds =
         std::max(node.bytes_per_call / bandwidth, node.flops_per_call / flop_rate);
@@ -305,7 +255,9 @@ std::vector<Tip> collect_tips(const Profile& profile) {
   for (const FunctionRecord& function : profile.functions) dot_tips(function, tips);
   for (const FunctionRecord& function : profile.functions) blas_copy_tips(function, tips);
   for (const FunctionRecord& function : profile.functions) transcendental_tips(function, tips);
-  for (const FunctionRecord& function : profile.functions) chain_tips(function, tips);
+  for (const FunctionRecord& function : profile.functions) {
+    detail::unfused_chain_tips(function, profile.roof_bytes_per_second, kMinShare, tips);
+  }
   for (const FunctionRecord& function : profile.functions) roofline_tips(profile, function, tips);
   for (const FunctionRecord& function : profile.functions) {
     dispatch_tips(function, profile.overhead_ns_per_node, tips);

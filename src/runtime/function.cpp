@@ -15,6 +15,7 @@
 #include "tscope/profile/global_profiles.h"
 #include "tscope/profile/machine_roof.h"
 #include "tscope/profile/tick_clock.h"
+#include "tscope/rewrite/fusion_role.h"
 #include "tscope/rewrite/pipeline.h"
 
 namespace tscope {
@@ -476,6 +477,7 @@ profile::FunctionRecord FunctionImpl::snapshot() const {
     out.op_kind = std::string(op.name);
     out.elementwise = op.traits.elementwise;
     out.fast_impl_available = op.fast.available();
+    out.fusion_role = std::string(rewrite::fusion_role(*node));
     out.call_count = counter.call_count;
     out.total_ns = to_ns(counter.total_ticks);
     out.min_ns = counter.call_count > 0 ? to_ns(counter.min_ticks) : 0;

@@ -51,6 +51,10 @@ struct NodeRecord {
   std::string op_kind;      ///< registry name of the op: "Exp", "Dot"
   bool elementwise = false;
   bool fast_impl_available = false;  ///< the op has a fast kernel (even if `impl` is not it)
+  /// What elementwise fusion can do with the node (rewrite/fusion_role.h): "elementwise" (a step
+  /// of a fused loop, or a Composite), "reduction" (a Sum or Max a fused loop can end with, or a
+  /// Composite ending with one), "none"; empty in profiles written before the field existed.
+  std::string fusion_role;
   /// Inputs a BLAS kernel copied to a contiguous buffer because their strides fit no BLAS layout,
   /// over the timed calls: number of copies and bytes copied.
   std::int64_t copied_input_count = 0;

@@ -19,6 +19,7 @@
 #include <fmt/ranges.h>
 
 #include "tscope/ops/registry.h"
+#include "tscope/rewrite/fusion_role.h"
 #include "tscope/rewrite/fusion_rules.h"
 
 namespace tscope::rewrite {
@@ -42,7 +43,11 @@ std::optional<DType> computes_in(const ApplyNode& node) {
     if (!is_float(output) || node.input(0).dtype() != DType::Bool) return {};
     return output;
   }
-  if (!node.attrs().empty() || node.num_inputs() == 0) return {};
+  // Attributes make another op of it (a cast's dtype); the in-place mark of use_inplace, which
+  // runs after fusion, is only seen when fusion_role() describes a compiled graph.
+  const bool plain = std::ranges::all_of(
+      node.attrs().values(), [](const auto& entry) { return entry.first == "inplace"; });
+  if (!plain || node.num_inputs() == 0) return {};
   const DType dtype = node.input(0).dtype();
   if (!is_float(dtype) || (output != dtype && output != DType::Bool)) return {};
   if (!std::ranges::all_of(node.inputs(),
@@ -382,5 +387,14 @@ class Fuser {
 }  // namespace
 
 std::int64_t fuse_elementwise(FunctionGraph& graph) { return Fuser(graph).run(); }
+
+std::string_view fusion_role(const ApplyNode& node) {
+  if (node.op().name == "Composite") {
+    return node.attrs().has("reduce") ? "reduction" : "elementwise";
+  }
+  if (computes_in(node).has_value()) return "elementwise";
+  if (!reduction_of(node).empty()) return "reduction";
+  return "none";
+}
 
 }  // namespace tscope::rewrite

@@ -121,6 +121,31 @@ TEST(JsonRoundTrip, KeepsTheRoofAndEachNodesBytes) {
             0);
 }
 
+TEST(JsonRoundTrip, KeepsEachNodesFusionRole) {
+  const profile::Profile original = golden_profile();
+  std::vector<std::string> roles;
+  for (const profile::NodeRecord& node : original.functions[0].nodes) {
+    roles.push_back(node.fusion_role);
+  }
+  // Recorded by the runtime: the Gemm joins no fused loop, exp can be a step of one (fusion is
+  // excluded here, so it stayed a node) and the sum can end one.
+  EXPECT_EQ(roles, (std::vector<std::string>{"none", "elementwise", "reduction"}));
+  const std::string json = profile::to_json_text({original}, {});
+  const profile::Profile read = profile::parse_profile_json(json, "roles").profiles[0];
+  for (std::size_t i = 0; i < roles.size(); ++i) {
+    EXPECT_EQ(read.functions[0].nodes[i].fusion_role, roles[i]) << "node " << i;
+  }
+  // A file written before the field existed reads as "not recorded".
+  std::istringstream lines(json);
+  std::string old_json;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("\"fusion_role\"") == std::string::npos) old_json += line + "\n";
+  }
+  ASSERT_NE(old_json.size(), json.size());
+  const profile::Profile old = profile::parse_profile_json(old_json, "old").profiles[0];
+  EXPECT_EQ(old.functions[0].nodes[1].fusion_role, "");
+}
+
 TEST(JsonRoundTrip, SeveralProfilesRenderWithTheirSum) {
   const profile::Profile one = golden_profile();
   const std::string json = profile::to_json_text({one, one}, {});

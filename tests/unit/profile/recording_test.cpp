@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The VM's recording path: signatures, ignore_first_call, clock selection, overhead measurement.
+// The VM's recording path: signatures, ignore_first_call, clock selection, overhead measurement,
+// the fusion role of each node.
 #include "support/test_util.h"
 #include "tscope/profile/tick_clock.h"
 #include "tscope/profile/tips.h"
@@ -145,6 +146,60 @@ TEST(Recording, FailingCallKeepsTheCountersOfTheNodesThatRan) {
                Error);
   const profile::FunctionRecord record = f.profile_record();
   EXPECT_EQ(record.nodes[0].call_count, 1);  // exp ran; the add threw
+}
+
+const profile::NodeRecord& node_of_kind(const profile::FunctionRecord& record,
+                                        std::string_view op_kind) {
+  for (const profile::NodeRecord& node : record.nodes) {
+    if (node.op_kind == op_kind) return node;
+  }
+  ADD_FAILURE() << "no " << op_kind << " node";
+  return record.nodes.front();
+}
+
+TEST(Recording, EachNodeRecordsItsFusionRole) {
+  FakeClock clock(1000);
+  Variable x = matrix(DType::Float32, "x");
+  FunctionOptions options;
+  options.profile = true;
+  options.clock = &clock;
+  // exp(x * 2) is fused into a Composite but has two readers, which stay nodes of their own; a
+  // comparison read as an output stays a node but could be a step; a cast to an integer could not.
+  const Variable e = exp(x * 2.0);
+  Function f = function({x}, {sum(e, {1}), e + 1.0, ge(x, 0.0), cast(x, DType::Int32)}, {},
+                        options);
+  (void)f({testing::random_tensor(DType::Float32, {3, 4}, 1)});
+  const profile::FunctionRecord record = f.profile_record();
+  EXPECT_EQ(node_of_kind(record, "Composite").fusion_role, "elementwise");
+  EXPECT_EQ(node_of_kind(record, "Sum").fusion_role, "reduction");
+  EXPECT_EQ(node_of_kind(record, "Add").fusion_role, "elementwise");
+  EXPECT_EQ(node_of_kind(record, "GE").fusion_role, "elementwise");
+  EXPECT_EQ(node_of_kind(record, "Cast").fusion_role, "none");
+}
+
+// fuse_elementwise splits a chain of 200 nodes into Composites of its bounded size; the profile of
+// the compiled chain names that bound as the reason they stay apart.
+TEST(Recording, UnfusedChainTipNamesFusionsBoundOnALongChain) {
+  FakeClock clock(1000);
+  Variable x = vector(DType::Float64, "x");
+  Variable y = x;
+  for (int i = 0; i < 200; ++i) y = (i % 2 == 0) ? tanh(y) : y * 0.5;
+  FunctionOptions options;
+  options.profile = true;
+  options.clock = &clock;
+  Function f = function({x}, {y}, {}, options);
+  (void)f({testing::random_tensor(DType::Float64, {9}, 3)});
+  profile::Profile profile;
+  profile.functions.push_back(f.profile_record());
+  std::vector<std::string> texts;
+  for (const profile::Tip& tip : profile::collect_tips(profile)) {
+    if (tip.rule == "unfused_chain") texts.push_back(tip.text);
+  }
+  ASSERT_EQ(texts.size(), 1u);
+  EXPECT_NE(texts[0].find("4 nodes of an elementwise chain, from"), std::string::npos) << texts[0];
+  EXPECT_NE(texts[0].find("fusion stored 3 values between them"), std::string::npos) << texts[0];
+  EXPECT_NE(texts[0].find("a fused loop already at fusion's bound on nodes"), std::string::npos)
+      << texts[0];
 }
 
 }  // namespace

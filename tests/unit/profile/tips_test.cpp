@@ -57,6 +57,12 @@ std::vector<Tip> tips_of_rule(const Profile& profile, const std::string& rule) {
   return tips;
 }
 
+Profile with_roof(Profile profile, double bytes_per_second, double flops_per_second) {
+  profile.roof_bytes_per_second = bytes_per_second;
+  profile.roof_flops_per_second = flops_per_second;
+  return profile;
+}
+
 const TensorRecord kF32Matrix = tensor("float32", {64, 64});
 
 TEST(Tips, NothingFiresOnAPlainFloat32Graph) {
@@ -189,45 +195,231 @@ TEST(Tips, TranscendentalQuietOnSimdOrArithmetic) {
   EXPECT_TRUE(tips_of_rule(one_function({exp_node, add_node}), "transcendental_not_simd").empty());
 }
 
-// A chain x -> n0 -> n1 -> ... of `length` elementwise nodes; `fork_at` gives node fork_at's
-// output a second reader, which breaks the chain there.
-Profile elementwise_chain(std::size_t length, std::ptrdiff_t fork_at = -1) {
-  std::vector<NodeRecord> nodes;
-  const TensorRecord f32 = tensor("float32", {1024});
-  for (std::size_t i = 0; i < length; ++i) {
-    NodeRecord n = node("n" + std::to_string(i), "Add", "cpu", {f32}, {f32});
-    n.elementwise = true;
-    n.input_ids = {static_cast<std::int64_t>(i)};
-    n.output_ids = {static_cast<std::int64_t>(i + 1)};
-    nodes.push_back(n);
-  }
-  if (fork_at >= 0) {
-    NodeRecord reader = node("reader", "Sum", "cpu", {f32}, {tensor("float32", {})});
-    reader.input_ids = {fork_at + 1};
-    reader.output_ids = {1000};
-    nodes.push_back(reader);
-  }
-  Profile profile = one_function(nodes);
+// A node of a hand-built graph for the unfused_chain rule: reads the values `inputs`, writes the
+// value `output` (4 KB per call) and has the fusion role the runtime would record. Composites and
+// reductions are not elementwise ops; the other nodes are, unless a test says otherwise.
+NodeRecord graph_node(const std::string& op,
+                      std::string role,
+                      std::vector<std::int64_t> inputs,
+                      std::int64_t output,
+                      const std::string& input_dtype = "float32",
+                      const std::string& output_dtype = "float32") {
+  const std::vector<TensorRecord> input_tensors(inputs.size(), tensor(input_dtype, {1024}));
+  NodeRecord n = node(op + "(...)", op, "cpu", input_tensors, {tensor(output_dtype, {1024})});
+  n.op_name = op;
+  n.fusion_role = std::move(role);
+  n.elementwise = n.fusion_role != "reduction" && op != "Composite";
+  n.input_ids = std::move(inputs);
+  n.output_ids = {output};
+  n.output_bytes = 4096;
+  return n;
+}
+
+// One function over input value 0 whose compile record says fuse_elementwise ran.
+Profile fused_function(std::vector<NodeRecord> nodes, std::vector<std::int64_t> outputs) {
+  Profile profile = one_function(std::move(nodes));
   profile.functions[0].input_ids = {0};
-  profile.functions[0].output_ids = {static_cast<std::int64_t>(length)};
+  profile.functions[0].output_ids = std::move(outputs);
+  profile.functions[0].compile.rewrites = {{"merge_duplicate_nodes"}, {"fuse_elementwise"}};
   return profile;
 }
 
-TEST(Tips, LongUnfusedChainFiresWithItsEnds) {
-  const auto tips = tips_of_rule(elementwise_chain(5), "unfused_chain");
-  ASSERT_EQ(tips.size(), 1u);
-  EXPECT_NE(tips[0].text.find("5 unfused elementwise nodes run one after the other, from n0 to n4"),
-            std::string::npos)
-      << tips[0].text;
-  // Four of the five 1 ms nodes could go.
-  EXPECT_NE(tips[0].text.find("est. gain 4.000e-03s"), std::string::npos) << tips[0].text;
+std::string unfused_chain_text(const Profile& profile) {
+  const auto tips = tips_of_rule(profile, "unfused_chain");
+  EXPECT_EQ(tips.size(), 1u);
+  return tips.empty() ? std::string() : tips[0].text;
 }
 
-TEST(Tips, ShortOrForkedChainsStayQuiet) {
-  EXPECT_TRUE(tips_of_rule(elementwise_chain(3), "unfused_chain").empty());
-  // n2's output is read twice: the runs n0-n2 and n3-n5 are both too short.
-  EXPECT_TRUE(tips_of_rule(elementwise_chain(6, 2), "unfused_chain").empty());
-  EXPECT_EQ(tips_of_rule(elementwise_chain(6, 1), "unfused_chain").size(), 1u);  // n2-n5 is long
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// The density chain of the voxel job: exp(...) read by two sums.
+TEST(Tips, UnfusedChainNamesAValueReadByTwoLoops) {
+  const std::string text = unfused_chain_text(fused_function(
+      {graph_node("Composite", "elementwise", {0}, 1), graph_node("Sum", "reduction", {1}, 2),
+       graph_node("Composite", "reduction", {1, 0}, 3)},
+      {2, 3}));
+  EXPECT_TRUE(
+      contains(text,
+               "3 nodes of an elementwise chain, from Composite (node 0) to Composite (node 2), "
+               "ran as separate loops, 100.0% of function 'f' (3.000e-03s)"))
+      << text;
+  EXPECT_TRUE(contains(text,
+                       "fusion stored 1 value between them: Composite (node 0) is read by 2 "
+                       "nodes (Sum (node 1), Composite (node 2)): fused into each, its "
+                       "1.000e-03s would be spent 2 times"))
+      << text;
+  // No bandwidth measured: the producer, cheaper than its two readers, bounds the gain.
+  EXPECT_TRUE(contains(text,
+                       "(est. gain up to 1.000e-03s if fused: the cheaper side of each "
+                       "boundary)"))
+      << text;
+}
+
+TEST(Tips, UnfusedChainSaysAValueReadOutsideLoopsIsStoredAnyway) {
+  NodeRecord conv = graph_node("Conv3d", "none", {1}, 3);
+  conv.elementwise = false;
+  const std::string text =
+      unfused_chain_text(fused_function({graph_node("Add", "elementwise", {0}, 1),
+                                         graph_node("Maximum", "elementwise", {1}, 2), conv},
+                                        {2, 3}));
+  EXPECT_TRUE(
+      contains(text, "2 nodes of an elementwise chain, from Add (node 0) to Maximum (node 1)"))
+      << text;
+  EXPECT_TRUE(contains(text,
+                       "Add (node 0) is read by 2 nodes (Maximum (node 1), Conv3d (node 2)), "
+                       "1 of them not elementwise, so it is stored anyway"))
+      << text;
+}
+
+TEST(Tips, UnfusedChainSaysAFunctionOutputIsStored) {
+  const std::string text = unfused_chain_text(fused_function(
+      {graph_node("Composite", "elementwise", {0}, 1), graph_node("Add", "elementwise", {1, 0}, 2)},
+      {1, 2}));
+  EXPECT_TRUE(contains(text,
+                       "Composite (node 0) is an output of the function, and a fused loop "
+                       "returns only its last value"))
+      << text;
+}
+
+// The ReLU mask of a gradient: ge(a, 0) is bool, cast back to float32 before the product.
+TEST(Tips, UnfusedChainNamesEachDtypeChange) {
+  const std::string text =
+      unfused_chain_text(fused_function({graph_node("Add", "elementwise", {0}, 1),
+                                         graph_node("Ge", "none", {1}, 2, "float32", "bool"),
+                                         graph_node("Cast", "none", {2}, 3, "bool", "float32"),
+                                         graph_node("Mul", "elementwise", {3, 0}, 4)},
+                                        {4}));
+  EXPECT_TRUE(contains(text, "fusion stored 3 values between them")) << text;
+  EXPECT_TRUE(contains(text,
+                       "Add (node 0) feeds Ge (node 1), which changes the dtype (float32 -> "
+                       "bool), and a fused loop keeps one float dtype"))
+      << text;
+  EXPECT_TRUE(contains(text, "Ge (node 1) changes the dtype (float32 -> bool)")) << text;
+  EXPECT_TRUE(contains(text, "Cast (node 2) changes the dtype (bool -> float32)")) << text;
+}
+
+TEST(Tips, UnfusedChainNamesANonFloatOp) {
+  const std::string text =
+      unfused_chain_text(fused_function({graph_node("Ge", "none", {0}, 1, "float32", "bool"),
+                                         graph_node("Not", "none", {1}, 2, "bool", "bool")},
+                                        {2}));
+  EXPECT_TRUE(contains(text, "Ge (node 0) changes the dtype (float32 -> bool)")) << text;
+  const std::string reader =
+      unfused_chain_text(fused_function({graph_node("Not", "none", {0}, 1, "bool", "bool"),
+                                         graph_node("Not", "none", {1}, 2, "bool", "bool")},
+                                        {2}));
+  EXPECT_TRUE(contains(reader,
+                       "Not (node 0) computes in bool, and a fused loop computes in "
+                       "float32 or float64"))
+      << reader;
+}
+
+TEST(Tips, UnfusedChainNamesAnOpWithoutAFusedKernel) {
+  const std::string text = unfused_chain_text(fused_function(
+      {graph_node("Add", "elementwise", {0}, 1), graph_node("Erfcx", "none", {1}, 2)}, {2}));
+  EXPECT_TRUE(contains(text,
+                       "Add (node 0) feeds Erfcx (node 1), which has no fused kernel (op "
+                       "Erfcx)"))
+      << text;
+}
+
+TEST(Tips, UnfusedChainNamesTheExcludedRewrite) {
+  Profile profile = fused_function(
+      {graph_node("Add", "elementwise", {0}, 1), graph_node("Exp", "elementwise", {1}, 2)}, {2});
+  profile.functions[0].compile.rewrites = {{"merge_duplicate_nodes"}};
+  const std::string text = unfused_chain_text(profile);
+  EXPECT_TRUE(contains(text,
+                       "ran as separate loops, 100.0% of function 'f' (2.000e-03s); the "
+                       "fuse_elementwise rewrite was excluded when the function was "
+                       "compiled"))
+      << text;
+  // A profile without the rewrites' record says neither that fusion was excluded nor why it
+  // left the two apart.
+  profile.functions[0].compile.rewrites.clear();
+  const std::string unknown = unfused_chain_text(profile);
+  EXPECT_FALSE(contains(unknown, "excluded")) << unknown;
+  EXPECT_TRUE(contains(unknown,
+                       "Add (node 0) feeds Exp (node 1), and the profile does not record "
+                       "the rewrites that ran"))
+      << unknown;
+}
+
+TEST(Tips, UnfusedChainNamesFusionsBound) {
+  const std::string text =
+      unfused_chain_text(fused_function({graph_node("Composite", "elementwise", {0}, 1),
+                                         graph_node("Composite", "elementwise", {1}, 2)},
+                                        {2}));
+  EXPECT_TRUE(contains(text,
+                       "Composite (node 0) feeds Composite (node 1), a fused loop already "
+                       "at fusion's bound on nodes"))
+      << text;
+}
+
+TEST(Tips, UnfusedChainNamesAShapeMismatch) {
+  const std::string text = unfused_chain_text(fused_function(
+      {graph_node("Add", "elementwise", {0}, 1), graph_node("Exp", "elementwise", {1}, 2)}, {2}));
+  EXPECT_TRUE(contains(text,
+                       "Add (node 0) feeds Exp (node 1), and the fused node was dropped "
+                       "because its inferred type differed from that node's (a shape "
+                       "mismatch)"))
+      << text;
+}
+
+TEST(Tips, UnfusedChainExplainsAtMostFourValues) {
+  std::vector<NodeRecord> nodes;
+  for (std::int64_t i = 0; i < 7; ++i)
+    nodes.push_back(graph_node("Exp", "elementwise", {i}, i + 1));
+  const std::string text = unfused_chain_text(fused_function(nodes, {7}));
+  EXPECT_TRUE(contains(text, "7 nodes of an elementwise chain, from Exp (node 0) to Exp (node 6)"))
+      << text;
+  EXPECT_TRUE(contains(text, "fusion stored 6 values between them")) << text;
+  EXPECT_TRUE(contains(text, "Exp (node 3) feeds Exp (node 4)")) << text;
+  EXPECT_FALSE(contains(text, "Exp (node 4) feeds")) << text;
+  EXPECT_TRUE(contains(text, "; and 2 more (est. gain")) << text;
+}
+
+TEST(Tips, UnfusedChainGainUsesTheMeasuredBandwidth) {
+  const std::vector<NodeRecord> nodes = {graph_node("Add", "elementwise", {0}, 1),
+                                         graph_node("Exp", "elementwise", {1}, 2)};
+  // 4096 B written and read back on each of 10 calls, at 1 GB/s.
+  const std::string text = unfused_chain_text(with_roof(fused_function(nodes, {2}), 1e9, 1e12));
+  EXPECT_TRUE(contains(text,
+                       "(est. gain up to 8.192e-05s if fused: the stored values' writes and "
+                       "reads at the measured 1.0 GB/s)"))
+      << text;
+  // An output of the function is written anyway: only its read would go.
+  const std::string kept = unfused_chain_text(with_roof(fused_function(nodes, {1, 2}), 1e9, 1e12));
+  EXPECT_TRUE(contains(kept, "(est. gain up to 4.096e-05s if fused")) << kept;
+}
+
+TEST(Tips, UnfusedChainQuietOnAFusedGraph) {
+  NodeRecord dot = graph_node("Dot", "none", {1}, 2);
+  dot.elementwise = false;
+  EXPECT_TRUE(
+      tips_of_rule(fused_function({graph_node("Composite", "elementwise", {0}, 1), dot}, {2}),
+                   "unfused_chain")
+          .empty());
+}
+
+TEST(Tips, UnfusedChainQuietBelowItsShareOfTheFunction) {
+  NodeRecord dot = graph_node("Dot", "none", {2}, 3);
+  dot.elementwise = false;
+  dot.total_ns = 39'000'000;  // the pair's 2 ms is 4.9% of the function's node time
+  const std::vector<NodeRecord> small = {graph_node("Add", "elementwise", {0}, 1),
+                                         graph_node("Exp", "elementwise", {1}, 2), dot};
+  EXPECT_TRUE(tips_of_rule(fused_function(small, {3}), "unfused_chain").empty());
+  std::vector<NodeRecord> large = small;
+  large[2].total_ns = 37'000'000;  // 5.1%
+  EXPECT_EQ(tips_of_rule(fused_function(large, {3}), "unfused_chain").size(), 1u);
+}
+
+TEST(Tips, UnfusedChainQuietOnProfilesWithoutFusionRoles) {
+  std::vector<NodeRecord> nodes = {graph_node("Add", "elementwise", {0}, 1),
+                                   graph_node("Exp", "elementwise", {1}, 2)};
+  for (NodeRecord& n : nodes) n.fusion_role.clear();  // written before the field existed
+  EXPECT_TRUE(tips_of_rule(fused_function(nodes, {2}), "unfused_chain").empty());
 }
 
 Profile tiny_nodes(std::size_t count, std::int64_t node_ns) {
@@ -277,12 +469,6 @@ NodeRecord slow_sub(std::int64_t ns_per_call) {
   n.flops_per_call = 1'179'648.0;
   n.total_ns = ns_per_call * n.call_count;
   return n;
-}
-
-Profile with_roof(Profile profile, double bytes_per_second, double flops_per_second) {
-  profile.roof_bytes_per_second = bytes_per_second;
-  profile.roof_flops_per_second = flops_per_second;
-  return profile;
 }
 
 TEST(Tips, FarFromRoofNamesTheNodeItsRatesAndTheRoof) {
