@@ -215,7 +215,6 @@ struct Scratch {
   std::vector<const C*> values;
   std::vector<C*> destinations;  // per output: where its tile is written, or null
   std::vector<double> folds;     // per output: the running fold of a run spread over tiles
-  std::vector<double> run_totals;  // one tile's short runs, folded side by side
 };
 
 template <class C>
@@ -231,7 +230,6 @@ Scratch<C>& thread_scratch(std::size_t num_inputs, std::size_t value_count,
   scratch.values.resize(value_count);
   scratch.destinations.assign(output_count, nullptr);
   scratch.folds.resize(output_count);
-  scratch.run_totals.resize(static_cast<std::size_t>(kTileElements));
   return scratch;
 }
 
@@ -335,28 +333,39 @@ struct Fold {
     return static_cast<double>(best);
   }
 
-  /// Folds consecutive runs of `run` values into out[0, count / run). A short run is folded side
-  /// by side with the others, one position of every run at a time, so that each run's chain of
-  /// dependent additions overlaps the others' instead of waiting on its own latency; each run still
-  /// folds in order, so the results are those of over().
-  void runs(const C* values, std::int64_t count, std::int64_t run, C* out,
-            double* totals) const {
+  /// Folds consecutive runs of `run` values into out[0, count / run), each in order, so the results
+  /// are those of over(). A short run (a sum over 3 coordinates) is folded in registers with its
+  /// length known to the compiler: the runs' additions are independent and overlap, where a loop
+  /// of unknown length per run would pay its branches and a chain of dependent additions.
+  void runs(const C* values, std::int64_t count, std::int64_t run, C* out) const {
     const std::int64_t runs = count / run;
-    if (run >= 16) {
-      for (std::int64_t r = 0; r < runs; ++r) out[r] = static_cast<C>(over(init(), values + r * run, run));
-      return;
+    switch (run) {
+      case 2: return short_runs<2>(values, runs, out);
+      case 3: return short_runs<3>(values, runs, out);
+      case 4: return short_runs<4>(values, runs, out);
+      default:
+        for (std::int64_t r = 0; r < runs; ++r) {
+          out[r] = static_cast<C>(over(init(), values + r * run, run));
+        }
     }
+  }
+
+  template <int kRun>
+  void short_runs(const C* values, std::int64_t runs, C* out) const {
     if (reduction == CompositeReduction::Add) {
-      for (std::int64_t r = 0; r < runs; ++r) totals[r] = 0.0;
-      for (std::int64_t j = 0; j < run; ++j) {
-        for (std::int64_t r = 0; r < runs; ++r) totals[r] += static_cast<double>(values[r * run + j]);
+      for (std::int64_t r = 0; r < runs; ++r) {
+        const C* run = values + r * kRun;
+        double total = 0.0;
+        for (int j = 0; j < kRun; ++j) total += static_cast<double>(run[j]);
+        out[r] = static_cast<C>(total);
       }
-      for (std::int64_t r = 0; r < runs; ++r) out[r] = static_cast<C>(totals[r]);
       return;
     }
-    for (std::int64_t r = 0; r < runs; ++r) out[r] = static_cast<C>(-std::numeric_limits<C>::infinity());
-    for (std::int64_t j = 0; j < run; ++j) {
-      for (std::int64_t r = 0; r < runs; ++r) out[r] = maximum_fold(out[r], values[r * run + j]);
+    for (std::int64_t r = 0; r < runs; ++r) {
+      const C* run = values + r * kRun;
+      C best = -std::numeric_limits<C>::infinity();
+      for (int j = 0; j < kRun; ++j) best = maximum_fold(best, run[j]);
+      out[r] = best;
     }
   }
 };
@@ -392,8 +401,7 @@ void run_groups(const Job<C>& job, std::int64_t begin, std::int64_t end) {
           scratch.folds[o] = fold.over(scratch.folds[o], values_of(o), position.count);
         } else {
           // Whole runs, one output element each, consecutive in the output.
-          fold.runs(values_of(o), position.count, plan.run, job.out_data[o] + position.out_base,
-                    scratch.run_totals.data());
+          fold.runs(values_of(o), position.count, plan.run, job.out_data[o] + position.out_base);
         }
       }
     }
