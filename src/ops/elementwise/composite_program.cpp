@@ -171,20 +171,53 @@ std::string_view infix_symbol(std::string_view scalar_name) {
   return {};
 }
 
-std::string print_value(const CompositeProgram& program, int value) {
-  if (value < program.num_inputs) return fmt::format("i{}", value);
-  const CompositeStep& step = program.steps[static_cast<std::size_t>(value - program.num_inputs)];
+// Printing expands every value read twice where it is read, so a chain of squares of squares
+// doubles with each step: past this many characters the body is printed as statements instead.
+constexpr std::size_t kMaxExpandedLength = 2048;
+
+struct TooLong {};
+
+// `operand(k)` prints operand k of the step.
+template <class Operand>
+std::string print_step(const CompositeStep& step, Operand&& operand) {
   const std::string_view name = step.op->scalar->name;
   std::vector<std::string> operands;
-  for (int k = 0; k < step.arity; ++k) {
-    operands.push_back(print_value(program, step.operands[static_cast<std::size_t>(k)]));
-  }
+  for (int k = 0; k < step.arity; ++k) operands.push_back(operand(k));
   const std::string_view symbol = infix_symbol(name);
   if (!symbol.empty() && step.arity == 2) {
     return fmt::format("({} {} {})", operands[0], symbol, operands[1]);
   }
   if (name == "neg") return fmt::format("(-{})", operands[0]);
   return fmt::format("{}({})", name, fmt::join(operands, ", "));
+}
+
+// The value fully expanded; throws TooLong once `length` (characters printed so far) passes the
+// bound.
+std::string print_value(const CompositeProgram& program, int value, std::size_t& length) {
+  if (value < program.num_inputs) return fmt::format("i{}", value);
+  const CompositeStep& step = program.steps[static_cast<std::size_t>(value - program.num_inputs)];
+  std::string text = print_step(step, [&](int k) {
+    return print_value(program, step.operands[static_cast<std::size_t>(k)], length);
+  });
+  length += text.size();
+  if (length > kMaxExpandedLength) throw TooLong{};
+  return text;
+}
+
+// Every step as a statement "t<s>=...", reading earlier ones by name: linear in the steps.
+std::string print_statements(const CompositeProgram& program) {
+  std::vector<std::string> statements;
+  for (std::size_t s = 0; s < program.steps.size(); ++s) {
+    const CompositeStep& step = program.steps[s];
+    statements.push_back(fmt::format("t{}={}", s, print_step(step, [&](int k) {
+      const int operand = step.operands[static_cast<std::size_t>(k)];
+      return operand < program.num_inputs ? fmt::format("i{}", operand)
+                                          : fmt::format("t{}", operand - program.num_inputs);
+    })));
+  }
+  std::vector<std::string> outputs;
+  for (const int value : program.outputs) outputs.push_back(fmt::format("t{}", value - program.num_inputs));
+  return fmt::format("{}; {}", fmt::join(statements, "; "), fmt::join(outputs, ", "));
 }
 
 }  // namespace
@@ -220,7 +253,12 @@ CompositeProgram parse_composite(const Attrs& attrs, int num_inputs) {
 
 std::string print_composite_body(const CompositeProgram& program) {
   std::vector<std::string> bodies;
-  for (const int value : program.outputs) bodies.push_back(print_value(program, value));
+  std::size_t length = 0;
+  try {
+    for (const int value : program.outputs) bodies.push_back(print_value(program, value, length));
+  } catch (const TooLong&) {
+    return print_statements(program);
+  }
   return fmt::format("{}", fmt::join(bodies, ", "));
 }
 

@@ -83,7 +83,8 @@ void compute_composite(KernelContext& ctx);
 
 /// The expression in Theano's notation, "exp(((-i0) / i1)) * i2" style: arithmetic infix and
 /// fully parenthesised, other ops as calls by their scalar names; shared values are expanded.
-/// Several outputs are separated by ", ".
+/// Several outputs are separated by ", ". An expansion longer than 2048 characters (values read
+/// twice, nested) is printed as statements instead: "t0=exp(i0); t1=(t0 * t0); t1".
 [[nodiscard]] std::string print_composite_body(const CompositeProgram& program);
 
 }  // namespace tscope::ops::detail

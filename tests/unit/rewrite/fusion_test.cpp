@@ -180,6 +180,24 @@ TEST(FuseElementwise, LongChainsSplitIntoBoundedGroups) {
   expect_same_outputs(fused, plain, {testing::random_tensor(DType::Float64, {9}, 3)}, 1e-12);
 }
 
+// Each square reads the previous value twice: expanded in the printed name the expression would
+// double per step, so a long one is printed as statements and compiling stays fast.
+TEST(FuseElementwise, RepeatedSquaringPrintsInBoundedSpace) {
+  Variable x = vector(DType::Float64, "x");
+  Variable y = x;
+  for (int i = 0; i < 40; ++i) y = y * y;
+  Function fused = compile({x}, {y}, true);
+  Function plain = compile({x}, {y}, false);
+  const std::vector<const ApplyNode*> nodes = composites(fused);
+  ASSERT_EQ(nodes.size(), 1u);
+  const std::string name = nodes[0]->op_string();
+  EXPECT_LT(name.size(), 2000u) << name;
+  EXPECT_NE(name.find("t39=(t38 * t38); t39"), std::string::npos) << name;
+  expect_same_outputs(fused, plain,
+                      {testing::random_tensor(DType::Float64, {7}, 20, 1.0 - 1e-13, 1.0)},
+                      1e-9);
+}
+
 TEST(FuseElementwise, AValueReadTwiceInsideAGroupBecomesAStatement) {
   Variable x = vector(DType::Float32, "x");
   const Variable e = exp(x);
