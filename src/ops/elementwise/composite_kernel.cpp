@@ -334,39 +334,42 @@ struct Fold {
   }
 
   /// Folds consecutive runs of `run` values into out[0, count / run), each in order, so the results
-  /// are those of over(). A short run (a sum over 3 coordinates) is folded in registers with its
-  /// length known to the compiler: the runs' additions are independent and overlap, where a loop
-  /// of unknown length per run would pay its branches and a chain of dependent additions.
+  /// are those of over(). Short runs (a sum over 3 coordinates, or over 12 atoms) would each be a
+  /// chain of dependent additions waiting on one another's latency; instead several runs are
+  /// folded at once in registers, one position of each at a time, so that their chains overlap.
   void runs(const C* values, std::int64_t count, std::int64_t run, C* out) const {
     const std::int64_t runs = count / run;
-    switch (run) {
-      case 2: return short_runs<2>(values, runs, out);
-      case 3: return short_runs<3>(values, runs, out);
-      case 4: return short_runs<4>(values, runs, out);
-      default:
-        for (std::int64_t r = 0; r < runs; ++r) {
-          out[r] = static_cast<C>(over(init(), values + r * run, run));
-        }
-    }
-  }
-
-  template <int kRun>
-  void short_runs(const C* values, std::int64_t runs, C* out) const {
-    if (reduction == CompositeReduction::Add) {
+    if (run >= 16) {
       for (std::int64_t r = 0; r < runs; ++r) {
-        const C* run = values + r * kRun;
-        double total = 0.0;
-        for (int j = 0; j < kRun; ++j) total += static_cast<double>(run[j]);
-        out[r] = static_cast<C>(total);
+        out[r] = static_cast<C>(over(init(), values + r * run, run));
       }
       return;
     }
-    for (std::int64_t r = 0; r < runs; ++r) {
-      const C* run = values + r * kRun;
-      C best = -std::numeric_limits<C>::infinity();
-      for (int j = 0; j < kRun; ++j) best = maximum_fold(best, run[j]);
-      out[r] = best;
+    std::int64_t r = 0;
+    for (; r + kRunsAtOnce <= runs; r += kRunsAtOnce) {
+      runs_at_once<kRunsAtOnce>(values + r * run, run, out + r);
     }
+    for (; r < runs; ++r) runs_at_once<1>(values + r * run, run, out + r);
+  }
+
+  static constexpr std::int64_t kRunsAtOnce = 8;
+
+  template <std::int64_t kRuns>
+  void runs_at_once(const C* values, std::int64_t run, C* out) const {
+    if (reduction == CompositeReduction::Add) {
+      std::array<double, kRuns> totals{};
+      for (std::int64_t j = 0; j < run; ++j) {
+        for (std::int64_t k = 0; k < kRuns; ++k) totals[k] += static_cast<double>(values[k * run + j]);
+      }
+      for (std::int64_t k = 0; k < kRuns; ++k) out[k] = static_cast<C>(totals[k]);
+      return;
+    }
+    std::array<C, kRuns> best;
+    best.fill(-std::numeric_limits<C>::infinity());
+    for (std::int64_t j = 0; j < run; ++j) {
+      for (std::int64_t k = 0; k < kRuns; ++k) best[k] = maximum_fold(best[k], values[k * run + j]);
+    }
+    for (std::int64_t k = 0; k < kRuns; ++k) out[k] = best[k];
   }
 };
 
