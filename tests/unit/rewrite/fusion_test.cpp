@@ -41,19 +41,32 @@ void expect_same_outputs(Function& fused, Function& plain, const std::vector<Ten
   }
 }
 
-TEST(FuseElementwise, TheMainJobsDensityChainBecomesTwoNodes) {
+// The main job's density grid (src/models/voxel_cnn_training.cpp) over 64 grid points: the
+// squared distances of 12 atoms to each point, and their Gaussian.
+struct DensityGrid {
   Variable atoms = tensor(DType::Float32, {8, 12, 3}, "atoms");
   Variable grid = tensor(DType::Float32, {64, 3}, "grid");
   Variable radii = tensor(DType::Float32, {8, 12}, "radii");
   Variable charges = tensor(DType::Float32, {8, 12}, "charges");
-  const Variable diff =
-      dimshuffle(atoms, {0, kNewAxis, 1, 2}) - dimshuffle(grid, {kNewAxis, 0, kNewAxis, 1});
-  const Variable d2 = sum(sqr(diff), {3});
-  const Variable scale = dimshuffle(sqr(radii), {0, kNewAxis, 1});
-  const Variable density = exp(-d2 / scale) * dimshuffle(charges, {0, kNewAxis, 1});
-  const std::vector<Variable> inputs{atoms, grid, radii, charges};
-  Function fused = compile(inputs, {density}, true);
-  Function plain = compile(inputs, {density}, false);
+  Variable d2 = sum(sqr(dimshuffle(atoms, {0, kNewAxis, 1, 2}) -
+                        dimshuffle(grid, {kNewAxis, 0, kNewAxis, 1})),
+                    {3});
+  Variable gauss = exp(-d2 / dimshuffle(sqr(radii), {0, kNewAxis, 1}));
+
+  [[nodiscard]] std::vector<Variable> inputs() const { return {atoms, grid, radii, charges}; }
+  [[nodiscard]] static std::vector<Tensor> values() {
+    return {testing::random_tensor(DType::Float32, {8, 12, 3}, 1, 0.0, 4.0),
+            testing::random_tensor(DType::Float32, {64, 3}, 2, 0.0, 4.0),
+            testing::random_tensor(DType::Float32, {8, 12}, 3, 0.5, 1.5),
+            testing::random_tensor(DType::Float32, {8, 12}, 4)};
+  }
+};
+
+TEST(FuseElementwise, TheMainJobsDensityChainBecomesTwoNodes) {
+  const DensityGrid g;
+  const Variable density = g.gauss * dimshuffle(g.charges, {0, kNewAxis, 1});
+  Function fused = compile(g.inputs(), {density}, true);
+  Function plain = compile(g.inputs(), {density}, false);
   const std::map<std::string, int> counts = op_counts(fused);
   EXPECT_EQ(counts.at("Composite"), 2);
   for (const char* gone : {"Sub", "Sum", "Neg", "TrueDiv", "Exp", "Mul"}) {
@@ -63,31 +76,19 @@ TEST(FuseElementwise, TheMainJobsDensityChainBecomesTwoNodes) {
   const std::vector<const ApplyNode*> nodes = composites(fused);
   EXPECT_EQ(nodes[0]->op_string(), "Elemwise{Composite{sqr((i0 - i1))},CAReduce{add}{3}}");
   EXPECT_EQ(nodes[1]->op_string(), "Elemwise{Composite{(exp(((-i0) / i1)) * i2)}}");
-  expect_same_outputs(fused, plain,
-                      {testing::random_tensor(DType::Float32, {8, 12, 3}, 1, 0.0, 4.0),
-                       testing::random_tensor(DType::Float32, {64, 3}, 2, 0.0, 4.0),
-                       testing::random_tensor(DType::Float32, {8, 12}, 3, 0.5, 1.5),
-                       testing::random_tensor(DType::Float32, {8, 12}, 4)});
+  expect_same_outputs(fused, plain, DensityGrid::values());
 }
 
 // The whole density grid of the main job (src/models/voxel_cnn_training.cpp): the squared
 // distances in one node, and the Gaussian with both of its sums over atoms in another, with two
 // outputs, so the (N, P, A) Gaussian is computed once and never stored.
 TEST(FuseElementwise, TheMainJobsDensityGridBecomesTwoNodes) {
-  Variable atoms = tensor(DType::Float32, {8, 12, 3}, "atoms");
-  Variable grid = tensor(DType::Float32, {64, 3}, "grid");
-  Variable radii = tensor(DType::Float32, {8, 12}, "radii");
-  Variable charges = tensor(DType::Float32, {8, 12}, "charges");
-  const Variable diff =
-      dimshuffle(atoms, {0, kNewAxis, 1, 2}) - dimshuffle(grid, {kNewAxis, 0, kNewAxis, 1});
-  const Variable d2 = sum(sqr(diff), {3});
-  const Variable gauss = exp(-d2 / dimshuffle(sqr(radii), {0, kNewAxis, 1}));
-  const Variable occupancy = sum(gauss, {2});
-  const Variable charge = sum(gauss * dimshuffle(charges, {0, kNewAxis, 1}), {2});
+  const DensityGrid g;
+  const Variable occupancy = sum(g.gauss, {2});
+  const Variable charge = sum(g.gauss * dimshuffle(g.charges, {0, kNewAxis, 1}), {2});
   const Variable grid_values = occupancy * 2.0 + charge;
-  const std::vector<Variable> inputs{atoms, grid, radii, charges};
-  Function fused = compile(inputs, {grid_values}, true);
-  Function plain = compile(inputs, {grid_values}, false);
+  Function fused = compile(g.inputs(), {grid_values}, true);
+  Function plain = compile(g.inputs(), {grid_values}, false);
   const std::vector<const ApplyNode*> nodes = composites(fused);
   ASSERT_EQ(nodes.size(), 3u);  // the distances, the Gaussian's sums, the final 2 * o + c
   EXPECT_EQ(nodes[1]->num_outputs(), 2);
@@ -98,11 +99,7 @@ TEST(FuseElementwise, TheMainJobsDensityGridBecomesTwoNodes) {
   for (const char* gone : {"Sum", "Exp", "Neg", "TrueDiv", "Mul"}) {
     EXPECT_FALSE(counts.contains(gone)) << gone;
   }
-  expect_same_outputs(fused, plain,
-                      {testing::random_tensor(DType::Float32, {8, 12, 3}, 1, 0.0, 4.0),
-                       testing::random_tensor(DType::Float32, {64, 3}, 2, 0.0, 4.0),
-                       testing::random_tensor(DType::Float32, {8, 12}, 3, 0.5, 1.5),
-                       testing::random_tensor(DType::Float32, {8, 12}, 4)});
+  expect_same_outputs(fused, plain, DensityGrid::values());
 }
 
 // Layer-norm style: the second sum reads x - mean, which needs the first sum's result, so the
