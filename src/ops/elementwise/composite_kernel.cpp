@@ -70,6 +70,10 @@ struct CompositeState final : KernelState {
   std::vector<int> axes;
   bool planned = false;
   Plan plan;
+  // The data pointers of one call's inputs and outputs: kept here so that a call allocates
+  // nothing (the state belongs to one instruction of one frame, used by one call at a time).
+  std::vector<const void*> input_data;
+  std::vector<void*> out_data;
 };
 
 Plan make_plan(const Dims& shape, std::span<const Tensor* const> inputs,
@@ -200,8 +204,10 @@ struct Job {
   const CompositeProgram* program;
   const std::vector<int>* output_of_value;
   CompositeReduction reduction;
-  std::vector<const C*> input_data;
-  std::vector<C*> out_data;  ///< per output
+  const void* const* input_data;  ///< per input, of type C
+  void* const* out_data;          ///< per output, of type C
+  [[nodiscard]] const C* input(std::size_t k) const { return static_cast<const C*>(input_data[k]); }
+  [[nodiscard]] C* output(std::size_t o) const { return static_cast<C*>(out_data[o]); }
 };
 
 /// Per-thread buffers: one tile for each input that is not read in place and for each step.
@@ -266,7 +272,7 @@ void evaluate_tile(const Job<C>& job, Scratch<C>& scratch, std::int64_t count) {
   const CompositeProgram& program = *job.program;
   for (std::size_t k = 0; k < plan.inputs.size(); ++k) {
     const OperandWalk& walk = plan.inputs[k];
-    const C* data = job.input_data[k] + scratch.bases[k];
+    const C* data = job.input(k) + scratch.bases[k];
     switch (walk.access) {
       case Access::InPlace:
         scratch.values[k] = data;
@@ -393,7 +399,7 @@ void run_groups(const Job<C>& job, std::int64_t begin, std::int64_t end) {
       const TilePosition position = locate(plan, unit, scratch.bases);
       if (!reduces) {
         for (std::size_t o = 0; o < output_count; ++o) {
-          scratch.destinations[o] = job.out_data[o] + position.out_base;
+          scratch.destinations[o] = job.output(o) + position.out_base;
         }
         evaluate_tile(job, scratch, position.count);
         continue;
@@ -404,13 +410,13 @@ void run_groups(const Job<C>& job, std::int64_t begin, std::int64_t end) {
           scratch.folds[o] = fold.over(scratch.folds[o], values_of(o), position.count);
         } else {
           // Whole runs, one output element each, consecutive in the output.
-          fold.runs(values_of(o), position.count, plan.run, job.out_data[o] + position.out_base);
+          fold.runs(values_of(o), position.count, plan.run, job.output(o) + position.out_base);
         }
       }
     }
     if (reduces && plan.tile_in_run()) {
       for (std::size_t o = 0; o < output_count; ++o) {
-        job.out_data[o][group] = static_cast<C>(scratch.folds[o]);
+        job.output(o)[group] = static_cast<C>(scratch.folds[o]);
       }
     }
   }
@@ -500,24 +506,28 @@ void compute_composite(KernelContext& ctx) {
   }
   auto run = [&](auto tag) {
     using C = decltype(tag);
-    std::vector<C*> out_data;
+    state.out_data.resize(output_count);
     for (std::size_t o = 0; o < output_count; ++o) {
-      out_data.push_back(static_cast<C*>(ctx.output(static_cast<int>(o)).raw_data()));
+      state.out_data[o] = ctx.output(static_cast<int>(o)).raw_data();
     }
     if (shape.product() == 0) {
       // An empty sum is 0 (an empty maximum was rejected above).
-      for (C* data : out_data) std::fill(data, data + out_shape.product(), C{0});
+      for (std::size_t o = 0; o < output_count; ++o) {
+        C* data = static_cast<C*>(state.out_data[o]);
+        std::fill(data, data + out_shape.product(), C{0});
+      }
       return;
     }
-    Job<C> job{.plan = &plan_for(state, ctx, shape, axes),
-               .program = &state.program,
-               .output_of_value = &state.output_of_value,
-               .reduction = state.reduction,
-               .input_data = {},
-               .out_data = std::move(out_data)};
+    state.input_data.resize(static_cast<std::size_t>(ctx.num_inputs));
     for (int k = 0; k < ctx.num_inputs; ++k) {
-      job.input_data.push_back(static_cast<const C*>(ctx.input(k).raw_data()));
+      state.input_data[static_cast<std::size_t>(k)] = ctx.input(k).raw_data();
     }
+    const Job<C> job{.plan = &plan_for(state, ctx, shape, axes),
+                     .program = &state.program,
+                     .output_of_value = &state.output_of_value,
+                     .reduction = state.reduction,
+                     .input_data = state.input_data.data(),
+                     .out_data = state.out_data.data()};
     run_plan(job, shape.product());
   };
   if (dtype == DType::Float32) {
