@@ -16,6 +16,7 @@
 #include "tscope/profile/machine_roof.h"
 #include "tscope/profile/tick_clock.h"
 #include "tscope/rewrite/fusion_role.h"
+#include "tscope/rewrite/inplace_rules.h"
 #include "tscope/rewrite/pipeline.h"
 
 namespace tscope {
@@ -502,7 +503,7 @@ profile::FunctionRecord FunctionImpl::snapshot() const {
       out.signatures[k].total_ns = to_ns(counter.signature_ticks[k]);
     }
     // The use_inplace rewrite's mark, where the last call met the VM's conditions for it.
-    const std::int64_t inplace = node->attrs().get_int_or("inplace", -1);
+    const int inplace = rewrite::overwritten_input(*node);
     const bool wrote_in_place =
         inplace >= 0 && static_cast<std::size_t>(inplace) < out.inputs.size() &&
         !out.outputs.empty() && out.inputs[static_cast<std::size_t>(inplace)].contiguous &&

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "tscope/profile/tick_clock.h"
+#include "tscope/rewrite/inplace_rules.h"
 
 namespace tscope::runtime {
 
@@ -23,10 +24,10 @@ namespace {
 long inplace_chain_depth(const Variable& value) {
   long depth = 0;
   for (const ApplyNode* producer = value.owner(); producer != nullptr;) {
-    const std::int64_t input = producer->attrs().get_int_or("inplace", -1);
+    const int input = rewrite::overwritten_input(*producer);
     if (input < 0) break;
     ++depth;
-    producer = producer->input(static_cast<int>(input)).owner();
+    producer = producer->input(input).owner();
   }
   return depth;
 }
@@ -98,7 +99,7 @@ Program Program::link(const FunctionGraph& graph,
       last_use[static_cast<std::size_t>(slot)] =
           std::max(last_use[static_cast<std::size_t>(slot)], static_cast<int>(index));
     }
-    const auto inplace_input = static_cast<int>(node->attrs().get_int_or("inplace", -1));
+    const int inplace_input = rewrite::overwritten_input(*node);
     program.inplace_inputs_.push_back(inplace_input);
     program.inplace_holders_.push_back(
         inplace_input >= 0 ? 1 + inplace_chain_depth(node->input(inplace_input)) : 1);

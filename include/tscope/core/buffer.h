@@ -33,10 +33,10 @@ class Buffer {
   void* data_;
 };
 
-/// Whether `buffer` has at most `holders` holders, all known to the caller (this reference
-/// among them), so that its contents may be overwritten. The last other holder may have read the data on another thread (a result returned by a call,
-/// dropped by whichever thread used it): shared_ptr::use_count() is a relaxed read, so an acquire
-/// is added after it, making that thread's reads happen before the caller's writes.
+/// Whether `buffer` has at most `holders` holders, all known to the caller (this reference among
+/// them), so that its contents may be overwritten. The last other holder may have read the data on
+/// another thread (a result returned by a call, dropped by whichever thread used it): use_count()
+/// is a relaxed read, so an acquire follows it: that thread's reads happen before our writes.
 [[nodiscard]] inline bool held_by_at_most(const std::shared_ptr<Buffer>& buffer,
                                           long holders) noexcept {
   if (buffer == nullptr || buffer.use_count() > holders) return false;

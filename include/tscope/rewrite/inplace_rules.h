@@ -30,4 +30,7 @@ namespace tscope::rewrite {
 /// Marks every node of `graph` that may overwrite an input; returns how many were marked.
 std::int64_t use_inplace(FunctionGraph& graph);
 
+/// The input whose buffer `node`'s output 0 may take (its "inplace" mark), or -1.
+[[nodiscard]] int overwritten_input(const ApplyNode& node);
+
 }  // namespace tscope::rewrite

@@ -192,9 +192,8 @@ std::string print_composite(const OpDef&, const Attrs& attrs) {
   } catch (const Error&) {
     body = attrs.has("expression") ? attrs.get_string("expression") : "?";
   }
-  const std::int64_t inplace = attrs.get_int_or("inplace", -1);
-  if (inplace >= 0) return fmt::format("Elemwise{{Composite{{{}}}{}}}[(0, {})]", body, reduction, inplace);
-  return fmt::format("Elemwise{{Composite{{{}}}{}}}", body, reduction);
+  return fmt::format("Elemwise{{Composite{{{}}}{}}}{}", body, reduction,
+                     detail::inplace_suffix(attrs));
 }
 
 // The impl column: "simd" when a step runs SLEEF code.

@@ -215,9 +215,9 @@ template <class C>
 struct Scratch {
   std::vector<C> buffers;
   std::vector<std::int64_t> bases;
-  std::vector<std::int64_t> splatted;  // base of the value each splat buffer holds
-  std::vector<std::int64_t> gathered;  // base of the tile each gather buffer holds
-  std::vector<std::int64_t> gathered_count;
+  // Per splat or gather buffer: the base it was filled from and how many elements it holds.
+  std::vector<std::int64_t> filled_base;
+  std::vector<std::int64_t> filled_count;
   std::vector<const C*> values;
   std::vector<C*> destinations;  // per output: where its tile is written, or null
   std::vector<double> folds;     // per output: the running fold of a run spread over tiles
@@ -230,9 +230,8 @@ Scratch<C>& thread_scratch(std::size_t num_inputs, std::size_t value_count,
   scratch.buffers.resize(std::max(scratch.buffers.size(),
                                   value_count * static_cast<std::size_t>(kTileElements)));
   scratch.bases.resize(num_inputs);
-  scratch.splatted.assign(num_inputs, std::numeric_limits<std::int64_t>::min());
-  scratch.gathered.assign(num_inputs, std::numeric_limits<std::int64_t>::min());
-  scratch.gathered_count.assign(num_inputs, 0);
+  scratch.filled_base.assign(num_inputs, std::numeric_limits<std::int64_t>::min());
+  scratch.filled_count.assign(num_inputs, 0);
   scratch.values.resize(value_count);
   scratch.destinations.assign(output_count, nullptr);
   scratch.folds.resize(output_count);
@@ -277,26 +276,24 @@ void evaluate_tile(const Job<C>& job, Scratch<C>& scratch, std::int64_t count) {
       case Access::InPlace:
         scratch.values[k] = data;
         break;
-      case Access::Splat: {
-        C* buffer = buffer_of(scratch, k);
-        // A splat fills a whole tile once and is kept while the value stays the same.
-        if (scratch.splatted[k] != scratch.bases[k]) {
-          std::fill(buffer, buffer + plan.step * plan.tile_inner, *data);
-          scratch.splatted[k] = scratch.bases[k];
-        }
-        scratch.values[k] = buffer;
-        break;
-      }
+      case Access::Splat:
       case Access::Gather: {
+        // Tiles of one offset table differ only in their base, so a buffer filled from this base
+        // still holds this tile's values: a splat fills a whole tile once per value, and an input
+        // broadcast along the split axis (the atoms of a distance grid, read again for every block
+        // of grid points) is gathered once per base.
         C* buffer = buffer_of(scratch, k);
-        // Tiles of one offset table differ only in their base, so a tile starting where the last
-        // did holds the same values: an input broadcast along the split axis (the atoms of a
-        // distance grid, read again for every block of grid points) is gathered once per base.
-        if (scratch.gathered[k] != scratch.bases[k] || scratch.gathered_count[k] < count) {
-          const std::int64_t* offsets = walk.offsets.data();
-          for (std::int64_t t = 0; t < count; ++t) buffer[t] = data[offsets[t]];
-          scratch.gathered[k] = scratch.bases[k];
-          scratch.gathered_count[k] = count;
+        if (scratch.filled_base[k] != scratch.bases[k] || scratch.filled_count[k] < count) {
+          if (walk.access == Access::Splat) {
+            const std::int64_t tile = plan.step * plan.tile_inner;
+            std::fill(buffer, buffer + tile, *data);
+            scratch.filled_count[k] = tile;
+          } else {
+            const std::int64_t* offsets = walk.offsets.data();
+            for (std::int64_t t = 0; t < count; ++t) buffer[t] = data[offsets[t]];
+            scratch.filled_count[k] = count;
+          }
+          scratch.filled_base[k] = scratch.bases[k];
         }
         scratch.values[k] = buffer;
         break;

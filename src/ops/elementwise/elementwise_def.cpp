@@ -174,9 +174,14 @@ std::string print_elementwise(const OpDef& def, const Attrs& attrs) {
   std::string name(def.scalar->name);
   if (attrs.has("dtype"))
     name = fmt::format("{}{{{}}}", name, dtype_name(attrs.get_dtype("dtype")));
-  const std::int64_t inplace = attrs.get_int_or("inplace", -1);
-  if (inplace >= 0) return fmt::format("Elemwise{{{}}}[(0, {})]", name, inplace);
+  const std::string suffix = inplace_suffix(attrs);
+  if (!suffix.empty()) return fmt::format("Elemwise{{{}}}{}", name, suffix);
   return fmt::format("Elemwise{{{},no_inplace}}", name);
+}
+
+std::string inplace_suffix(const Attrs& attrs) {
+  const std::int64_t input = attrs.get_int_or("inplace", -1);
+  return input >= 0 ? fmt::format("[(0, {})]", input) : std::string();
 }
 
 std::array<const Tensor*, 3> converted_inputs(const KernelContext& ctx,

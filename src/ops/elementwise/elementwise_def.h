@@ -54,6 +54,9 @@ Dims broadcast_static_dims(std::string_view op_name, std::span<const Variable> i
 Dims elementwise_output_shape(const KernelContext& ctx);
 Cost elementwise_cost(const CostContext& ctx);
 std::string print_elementwise(const OpDef& def, const Attrs& attrs);
+
+/// Theano's destroy-map suffix of a node the use_inplace rewrite marked, "[(0, k)]"; else empty.
+std::string inplace_suffix(const Attrs& attrs);
 /// Inputs converted to `compute` where their dtype differs (kept alive in `storage`).
 std::array<const Tensor*, 3> converted_inputs(const KernelContext& ctx,
                                               DType compute,
@@ -272,25 +275,23 @@ void predicate_block_kernel(const C* const* args, C* out, std::int64_t n) {
   }(std::make_index_sequence<K>{});
 }
 
-/// Whether `Fn` is a predicate on C (returns bool), with a Bool dtype rule.
-template <class Fn, class C, std::size_t K>
-constexpr bool kIsPredicate = [] {
+/// Whether `Fn`, called on C, returns R (and its output dtype is not an attribute).
+template <class Fn, class C, std::size_t K, class R>
+constexpr bool kReturns = [] {
   if constexpr (!kCallable<Fn, C, K> || ExplicitOutputDType<Fn>) {
     return false;
   } else {
-    return std::is_same_v<ResultOf<Fn, C, K>, bool>;
+    return std::is_same_v<ResultOf<Fn, C, K>, R>;
   }
 }();
 
+/// Whether `Fn` is a predicate on C (a comparison).
+template <class Fn, class C, std::size_t K>
+constexpr bool kIsPredicate = kReturns<Fn, C, K, bool>;
+
 /// Whether `Fn` has a block kernel for C: it is callable on C and returns C.
 template <class Fn, class C, std::size_t K>
-constexpr bool kHasBlockKernel = [] {
-  if constexpr (!kCallable<Fn, C, K> || ExplicitOutputDType<Fn>) {
-    return false;
-  } else {
-    return std::is_same_v<ResultOf<Fn, C, K>, C>;
-  }
-}();
+constexpr bool kHasBlockKernel = kReturns<Fn, C, K, C>;
 
 /// The block kernels of an op (op_def.h), empty unless it accepts floats and its functor maps
 /// float to float and double to double under a Promote or PromoteToFloat dtype rule, or is a

@@ -63,6 +63,11 @@ bool is_fusable(const ApplyNode& node) {
   return dtype.has_value() && *dtype == node.output_node(0).type.dtype;
 }
 
+// Whether `node` can compute a value of a group computing in `dtype`.
+bool is_fusable_in(const ApplyNode& node, DType dtype) {
+  return is_fusable(node) && node.output_node(0).type.dtype == dtype;
+}
+
 // The Composite "reduce" attribute of a Sum or Max whose dtype a Composite keeps; empty otherwise.
 std::string_view reduction_of(const ApplyNode& node) {
   if (node.num_inputs() != 1 || !is_float(node.input(0).dtype()) ||
@@ -197,8 +202,8 @@ class Fuser {
         // An elementwise reader whose only reader is a sibling reduction.
         const ApplyNode& reader = *client.node;
         const auto& next = graph_.clients(reader.output(0));
-        if (taken_.contains(&reader) || !is_fusable(reader) ||
-            computes_in(reader) != computes_in(*first.top) || next.size() != 1 ||
+        if (taken_.contains(&reader) ||
+            !is_fusable_in(reader, first.top->output_node(0).type.dtype) || next.size() != 1 ||
             next.front().is_output() || !is_sibling(*next.front().node, first)) {
           return {};
         }
@@ -268,7 +273,7 @@ class Fuser {
       if (members.contains(candidate)) continue;
       if (!joins(*candidate, inside, dtype)) {
         if (!with_siblings || group.reduction() == nullptr || taken_.contains(candidate) ||
-            !is_fusable(*candidate) || computes_in(*candidate) != dtype) {
+            !is_fusable_in(*candidate, dtype)) {
           continue;
         }
         const std::vector<Root> more = sibling_roots(*candidate, inside, group.roots.front());

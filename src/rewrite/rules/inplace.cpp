@@ -8,10 +8,12 @@
 namespace tscope::rewrite {
 namespace {
 
+constexpr const char* kInplaceAttribute = "inplace";
+
 // Ops whose kernels read every input element at the index of the output element they write, and
 // write output 0 only through allocate_output.
 bool writes_elementwise(const ApplyNode& node) {
-  if (node.num_outputs() != 1 || node.attrs().has("inplace")) return false;
+  if (node.num_outputs() != 1 || overwritten_input(node) >= 0) return false;
   const OpDef& op = node.op();
   if (op.name == "Composite") return !node.attrs().has("reduce");
   return op.traits.elementwise && op.block.available();
@@ -50,6 +52,10 @@ bool may_overwrite(const FunctionGraph& graph, const ApplyNode& node, int k) {
 
 }  // namespace
 
+int overwritten_input(const ApplyNode& node) {
+  return static_cast<int>(node.attrs().get_int_or(kInplaceAttribute, -1));
+}
+
 std::int64_t use_inplace(FunctionGraph& graph) {
   std::int64_t marked = 0;
   for (ApplyNode* node : graph.toposort()) {
@@ -57,7 +63,7 @@ std::int64_t use_inplace(FunctionGraph& graph) {
     for (int k = 0; k < node->num_inputs(); ++k) {
       if (!may_overwrite(graph, *node, k)) continue;
       Attrs attrs = node->attrs();
-      attrs.set("inplace", std::int64_t{k});
+      attrs.set(kInplaceAttribute, std::int64_t{k});
       const auto marked_node =
           ApplyNode::create(node->op(), node->inputs(), std::move(attrs), node->provenance());
       graph.replace(node->output(0), marked_node->output(0));
