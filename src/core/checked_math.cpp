@@ -15,6 +15,23 @@ std::string extents_text(std::span<const std::int64_t> extents) {
   }
   return text + (extents.size() == 1 ? ",)" : ")");
 }
+
+// Names the first problem of a shape that checked_product rejected. Zero extents count as 1 for
+// the overflow: strides are products of the extents after an axis, and they must fit too, even
+// where the element count is 0.
+[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_extents(std::span<const std::int64_t> extents,
+                                                              std::string_view what,
+                                                              ErrorKind kind) {
+  for (const std::int64_t extent : extents) {
+    if (extent < 0) {
+      throw_error(kind, "{}: negative extent {} in shape {}", what, extent, extents_text(extents));
+    }
+  }
+  const bool has_zero = std::find(extents.begin(), extents.end(), 0) != extents.end();
+  throw_error(kind, "{}: the {} of shape {} overflows a 64-bit count", what,
+              has_zero ? "product of the non-zero extents" : "element count",
+              extents_text(extents));
+}
 }  // namespace
 
 std::int64_t checked_mul(std::int64_t a, std::int64_t b, std::string_view what, ErrorKind kind) {
@@ -35,20 +52,18 @@ std::int64_t checked_add(std::int64_t a, std::int64_t b, std::string_view what, 
 
 std::int64_t checked_product(std::span<const std::int64_t> extents, std::string_view what,
                              ErrorKind kind) {
-  for (const std::int64_t extent : extents) {
-    if (extent < 0) {
-      throw_error(kind, "{}: negative extent {} in shape {}", what, extent, extents_text(extents));
-    }
-  }
-  // Zero extents count as 1: strides are products of the extents after an axis, and they must fit
-  // too, even where the element count is 0.
-  const bool has_zero = std::find(extents.begin(), extents.end(), 0) != extents.end();
+  // Every tensor allocation passes here, so the common case is one loop without a branch taken;
+  // the diagnosis of a bad shape is left to the cold path.
   std::int64_t stride_bound = 1;
+  bool has_zero = false;
   for (const std::int64_t extent : extents) {
-    if (__builtin_mul_overflow(stride_bound, std::max<std::int64_t>(extent, 1), &stride_bound)) {
-      throw_error(kind, "{}: the {} of shape {} overflows a 64-bit count", what,
-                  has_zero ? "product of the non-zero extents" : "element count",
-                  extents_text(extents));
+    if (extent <= 0) {
+      if (extent < 0) throw_bad_extents(extents, what, kind);
+      has_zero = true;
+      continue;
+    }
+    if (__builtin_mul_overflow(stride_bound, extent, &stride_bound)) {
+      throw_bad_extents(extents, what, kind);
     }
   }
   return has_zero ? 0 : stride_bound;
@@ -58,11 +73,12 @@ std::int64_t checked_byte_count(const Dims& shape, DType dtype, std::string_view
                                 ErrorKind kind) {
   const std::int64_t count = checked_product(shape, what, kind);
   const auto item = static_cast<std::int64_t>(dtype_size(dtype));
-  if (count > kMaxTensorBytes / item) {
+  std::int64_t bytes = 0;
+  if (__builtin_mul_overflow(count, item, &bytes) || bytes > kMaxTensorBytes) {
     throw_error(kind, "{}: shape {} of {} needs {} * {} bytes, more than a tensor can hold", what,
                 shape.to_string(), dtype_name(dtype), count, item);
   }
-  return count * item;
+  return bytes;
 }
 
 }  // namespace tscope

@@ -44,8 +44,14 @@ void store_double(void* base, std::int64_t index, double value) {
 
 Tensor Tensor::empty(DType dtype, const Dims& shape, Allocator& allocator) {
   const std::int64_t bytes = checked_byte_count(shape, dtype, "tensor");
-  return over_buffer(std::make_shared<Buffer>(static_cast<std::size_t>(bytes), allocator), dtype,
-                     shape);
+  // The buffer is made for this shape, so over_buffer's size check would only repeat the one above.
+  Tensor tensor;
+  tensor.buffer_ = std::make_shared<Buffer>(static_cast<std::size_t>(bytes), allocator);
+  tensor.dtype_ = dtype;
+  tensor.shape_ = shape;
+  tensor.strides_ = contiguous_strides(shape);
+  tensor.offset_ = 0;
+  return tensor;
 }
 
 Tensor Tensor::over_buffer(std::shared_ptr<Buffer> buffer, DType dtype, const Dims& shape) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tscope/graph/op_def.h"
 
+#include <cstdint>
 #include <string>
 
 #include "tscope/core/checked_math.h"
@@ -24,6 +25,18 @@ std::string OpDef::printed_name(const Attrs& attrs) const {
   return text + "}";
 }
 
+namespace {
+// The bytes of a contiguous tensor, or SIZE_MAX when the count does not fit (or an extent is
+// negative): every allocation passes here, so it only tells whether the count fits.
+std::size_t byte_count_or_max(const Dims& shape, DType dtype) noexcept {
+  std::int64_t count = static_cast<std::int64_t>(dtype_size(dtype));
+  for (const std::int64_t extent : shape) {
+    if (extent < 0 || __builtin_mul_overflow(count, extent, &count)) return SIZE_MAX;
+  }
+  return count <= kMaxTensorBytes ? static_cast<std::size_t>(count) : SIZE_MAX;
+}
+}  // namespace
+
 bool KernelContext::input_is_constant(int index) const {
   return node != nullptr && views_constant_data(node->input(index));
 }
@@ -46,10 +59,9 @@ Tensor& KernelContext::allocate_output(int index, DType dtype, const Dims& shape
       held_only_here(slot.buffer()) && slot.is_contiguous()) {
     return slot;
   }
-  // Checked once per allocation: kernels compute output shapes from input values (Reshape,
-  // Expand, Tile), and a wrapped count would pick a recycled buffer that is too small.
-  const auto needed =
-      static_cast<std::size_t>(checked_byte_count(shape, dtype, "output " + std::to_string(index)));
+  // Kernels compute output shapes from input values (Reshape, Expand, Tile): a count that does not
+  // fit matches no buffer below, and Tensor::empty names the problem.
+  const std::size_t needed = byte_count_or_max(shape, dtype);
   const std::shared_ptr<Buffer>& buffer = slot.buffer();
   // Reuse only a buffer no one else sees: a caller holding last call's result keeps it intact.
   if (held_only_here(buffer) && buffer->size_bytes() >= needed &&
@@ -63,7 +75,11 @@ Tensor& KernelContext::allocate_output(int index, DType dtype, const Dims& shape
       return slot;
     }
   }
-  slot = Tensor::empty(dtype, shape, *allocator);
+  try {
+    slot = Tensor::empty(dtype, shape, *allocator);
+  } catch (Error& error) {
+    throw error.add_context(fmt::format("while allocating output {}", index));
+  }
   return slot;
 }
 

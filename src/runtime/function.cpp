@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "program.h"
+#include "thread_mark.h"
 #include "tscope/ops/linalg.h"
 #include "tscope/profile/global_profiles.h"
 #include "tscope/profile/machine_roof.h"
@@ -29,7 +30,10 @@ class FunctionImpl final : public profile::ProfileSource {
   ~FunctionImpl() override {
     if (options_.collector) options_.collector->retire(this, snapshot());
     Frame* frame = frames_.load(std::memory_order_acquire);
-    while (frame != nullptr) delete std::exchange(frame, frame->next);
+    while (frame != nullptr) {
+      runtime::release(frame->kept_by.load(std::memory_order_relaxed));
+      delete std::exchange(frame, frame->next);
+    }
   }
   FunctionImpl(const FunctionImpl&) = delete;
   FunctionImpl& operator=(const FunctionImpl&) = delete;
@@ -54,6 +58,19 @@ class FunctionImpl final : public profile::ProfileSource {
   static void release_frame(Frame& frame) noexcept {
     frame.in_use.store(false, std::memory_order_release);
   }
+  /// Unprofiled calls: the frame this thread keeps, adopting a free one or making one the first
+  /// time. No other call uses it while the thread lives, so nothing is released after the call.
+  /// Snapshots may still take it: they read only what profiled calls write.
+  Frame& kept_frame() {
+    runtime::ThreadMark* const mark = runtime::this_thread_mark();
+    Frame* const first = frames_.load(std::memory_order_acquire);
+    // The usual case, one thread calling: its frame is the first.
+    if (first->kept_by.load(std::memory_order_relaxed) == mark && !first->kept_in_call) {
+      return *first;
+    }
+    return find_kept_frame(mark, first);
+  }
+  Frame& find_kept_frame(runtime::ThreadMark* mark, Frame* first);
   /// Waits until `frame` is free and takes it (snapshots and resets).
   static void take_frame(Frame& frame) noexcept;
   /// Runs `visit` on every frame, each taken in turn.
@@ -177,6 +194,33 @@ FunctionImpl::Frame& FunctionImpl::acquire_frame() {
   return *fresh;
 }
 
+FunctionImpl::Frame& FunctionImpl::find_kept_frame(runtime::ThreadMark* mark, Frame* first) {
+  for (Frame* frame = first; frame != nullptr; frame = frame->next) {
+    if (frame->kept_by.load(std::memory_order_relaxed) == mark && !frame->kept_in_call) {
+      return *frame;
+    }
+  }
+  for (Frame* frame = first; frame != nullptr; frame = frame->next) {
+    runtime::ThreadMark* keeper = frame->kept_by.load(std::memory_order_acquire);
+    // Acquire on `alive`: the exited thread's last writes to the frame happen before ours.
+    const bool free = keeper == nullptr || !keeper->alive.load(std::memory_order_acquire);
+    if (free && frame->kept_by.compare_exchange_strong(keeper, mark, std::memory_order_acq_rel)) {
+      runtime::retain(mark);
+      runtime::release(keeper);
+      return *frame;
+    }
+  }
+  Frame* fresh = program_.make_frame(options_.profile).release();
+  runtime::retain(mark);
+  fresh->kept_by.store(mark, std::memory_order_relaxed);
+  Frame* head = frames_.load(std::memory_order_relaxed);
+  do {
+    fresh->next = head;
+  } while (!frames_.compare_exchange_weak(head, fresh, std::memory_order_release,
+                                          std::memory_order_relaxed));
+  return *fresh;
+}
+
 void FunctionImpl::take_frame(Frame& frame) noexcept {
   while (frame.in_use.load(std::memory_order_relaxed) ||
          frame.in_use.exchange(true, std::memory_order_acquire)) {
@@ -242,19 +286,21 @@ void FunctionImpl::bind_inputs(Frame& frame, const std::vector<Tensor>& inputs) 
 std::vector<Tensor> FunctionImpl::call(const std::vector<Tensor>& inputs) {
   // A function with updates runs one call at a time: each call must start from the values the
   // previous one left, or concurrent training steps would silently drop each other's updates.
-  std::unique_lock<std::mutex> one_at_a_time;
-  if (!update_slots_.empty()) one_at_a_time = std::unique_lock(update_calls_mutex_);
-  Frame& frame = acquire_frame();
+  std::unique_lock<std::mutex> one_at_a_time(update_calls_mutex_, std::defer_lock);
+  if (!update_slots_.empty()) one_at_a_time.lock();
   if (!options_.profile) {
+    Frame& frame = kept_frame();
+    frame.kept_in_call = true;
     try {
       std::vector<Tensor> results = run_call(frame, inputs);
-      release_frame(frame);
+      frame.kept_in_call = false;
       return results;
     } catch (...) {
-      release_frame(frame);
+      frame.kept_in_call = false;
       throw;
     }
   }
+  Frame& frame = acquire_frame();
   try {
     std::vector<Tensor> results = run_call(frame, inputs);
     if (options_.ignore_first_call && frame.totals.first_call_pending) forget_timings(frame);
@@ -304,13 +350,17 @@ std::vector<BlasCopyStats> FunctionImpl::blas_copies_now() const {
 
 std::vector<Tensor> FunctionImpl::run_call(Frame& frame, const std::vector<Tensor>& inputs) {
   const bool profiling = options_.profile;
-  Clock& timer = clock();
-  const std::int64_t call_start_ns = profiling ? timer.now_ns() : 0;
-  TrackingAllocator& allocator = default_allocator();
+  // Looked up only when profiling: the unprofiled call path stays as short as it can be.
+  Clock* timer = nullptr;
+  TrackingAllocator* allocator = nullptr;
+  std::int64_t call_start_ns = 0;
   std::int64_t live_at_start = 0;
   if (profiling) {
-    live_at_start = allocator.stats().live_bytes;
-    allocator.reset_peak();
+    timer = &clock();
+    call_start_ns = timer->now_ns();
+    allocator = &default_allocator();
+    live_at_start = allocator->stats().live_bytes;
+    allocator->reset_peak();
   }
   std::vector<Tensor>& slots = frame.slots;
   // Graph inputs and shared values are the caller's: never keep them alive between calls, also
@@ -333,14 +383,14 @@ std::vector<Tensor> FunctionImpl::run_call(Frame& frame, const std::vector<Tenso
       for (int slot : program_.constant_slots()) {
         totals.input_bytes += slots[static_cast<std::size_t>(slot)].nbytes();
       }
-      const runtime::ProfileSink sink{frame.counters.data(), frame.signatures.data(), &timer};
-      const std::int64_t vm_start_ns = timer.now_ns();
+      const runtime::ProfileSink sink{frame.counters.data(), frame.signatures.data(), timer};
+      const std::int64_t vm_start_ns = timer->now_ns();
       if (use_tsc()) {
         program_.run<true, true>(frame, sink);
       } else {
         program_.run<true, false>(frame, sink);
       }
-      totals.vm_ns += timer.now_ns() - vm_start_ns;
+      totals.vm_ns += timer->now_ns() - vm_start_ns;
     } else {
       program_.run<false>(frame, {});
     }
@@ -364,9 +414,9 @@ std::vector<Tensor> FunctionImpl::run_call(Frame& frame, const std::vector<Tenso
   if (profiling) {
     runtime::FrameTotals& totals = frame.totals;
     ++totals.call_count;
-    totals.call_ns += timer.now_ns() - call_start_ns;
+    totals.call_ns += timer->now_ns() - call_start_ns;
     totals.measured_peak_bytes =
-        std::max(totals.measured_peak_bytes, allocator.stats().peak_bytes - live_at_start);
+        std::max(totals.measured_peak_bytes, allocator->stats().peak_bytes - live_at_start);
   }
   return results;
 }

@@ -59,6 +59,8 @@ struct ProfileSink {
 };
 
 /// Per-call totals of one frame (profiling only).
+struct ThreadMark;
+
 struct FrameTotals {
   std::int64_t call_count = 0;
   std::int64_t call_ns = 0;
@@ -69,7 +71,7 @@ struct FrameTotals {
 };
 
 /// The mutable state of one call in flight: see the file comment. Made by Program::make_frame;
-/// used by one thread at a time (a Function hands it out through `in_use`).
+/// used by one thread at a time (a Function hands it out through `in_use`, or `kept_by`).
 struct Frame {
   std::vector<Tensor> slots;
   std::vector<const Tensor*> input_pointers;
@@ -84,7 +86,14 @@ struct Frame {
   std::vector<NodeSignatures> signatures;
   FrameTotals totals;
   /// Taken (exchange true) by the call or snapshot that uses the frame, released by storing false.
+  /// Calls of an unprofiled Function use `kept_by` instead.
   std::atomic<bool> in_use{false};
+  /// Unprofiled Functions: the thread that keeps this frame between its calls (thread_mark.h);
+  /// null or a dead thread's mark when the frame is free. The frame holds a reference to it.
+  std::atomic<ThreadMark*> kept_by{nullptr};
+  /// Set by the keeping thread while one of its calls runs in the frame, so a nested call of the
+  /// same Function from that thread takes another frame.
+  bool kept_in_call = false;
   /// The next frame of the owning Function's list (frames are never removed until it dies).
   Frame* next = nullptr;
 };
