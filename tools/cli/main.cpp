@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The tscope command line: parses arguments, calls the library, prints errors with their context
 // and maps ErrorKind to exit codes (docs/error_handling.md).
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <iostream>
 #include <new>
@@ -9,6 +11,7 @@
 #include "commands/commands.h"
 #include "library_setup.h"
 #include "tscope/core/error.h"
+#include "tscope/version.h"
 
 namespace {
 int exit_code_for(tscope::ErrorKind kind) {
@@ -41,6 +44,12 @@ int main(int argc, char** argv) {
       "Tensorscope: a tensor-graph compiler and runtime that tells you where the time and memory "
       "go"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", [] {
+    const tscope::LibraryVersions libraries = tscope::library_versions();
+    return fmt::format("tscope {} (commit {})\n{}\n{}\n{}", tscope::version(),
+                       tscope::git_commit(), libraries.openblas, libraries.onednn,
+                       libraries.sleef);
+  });
   std::vector<tscope::cli::Action> actions = {tscope::cli::add_profile_command(app),
                                               tscope::cli::add_ops_command(app),
                                               tscope::cli::add_report_command(app),
