@@ -13,7 +13,7 @@ namespace {
 
 // Aligned blocks come from plain malloc plus one alignment's worth of slack, the original pointer
 // stored just below the aligned one. glibc's aligned_alloc bypasses its per-thread cache and
-// splits chunks, which made a small tensor's allocation and release cost about 200 ns; plain
+// splits chunks, which made a small tensor's allocation and release several times slower; plain
 // malloc of small sizes is served from that cache. malloc returns 16-byte aligned memory, so the
 // gap below the aligned pointer is at least 16 bytes: room for the stored pointer.
 static_assert(kTensorAlignment >= 2 * sizeof(void*));

@@ -17,8 +17,9 @@ namespace {
 constexpr std::size_t kManySignatures = 4;       // distinct input signatures of one node
 constexpr double kDispatchBoundNodeNs = 1000.0;  // mean kernel time per node execution
 constexpr std::int64_t kDispatchBoundMinExecutions = 100;
-// A strided gather into a contiguous buffer touches a new cache line for nearly every element:
-// about 2 GB/s of memory traffic on current cores, each copied byte read once and written once.
+// A strided gather into a contiguous buffer touches a new cache line for nearly every element, so
+// it moves memory at a fraction of streaming speed; the tip's estimate assumes this rate, each
+// copied byte read once and written once.
 constexpr double kStridedCopyBytesPerSecond = 2e9;
 // The roofline tip looks at nodes, and the unfused-chain tip at groups of nodes, holding at least
 // this share of their function's node time; the roofline tip fires when a call takes this many

@@ -25,19 +25,16 @@ constexpr const char* kBlasCore = "OPENBLAS_CORETYPE";
 
 // libgomp's idle threads spin after each parallel region, by default for some 300000 iterations
 // (a fraction of a millisecond to milliseconds). On a machine whose cores are busy they take the
-// cores from the next node (a BLAS call, an elementwise loop): measured on 2 busy cores, the voxel
-// CNN's MaxPool3d took 14.8 ms per call that way and 3.1 ms with the passive policy. But threads
-// that sleep at once must be woken through the kernel for every region, and an inference of small
-// primitives pays that on each node. At 2 threads, measured alternately: MobileNet-v2 5.8 to 9.1 ms
-// and the LSTM 1.4 to 1.6 ms per call passive, against 4.8 to 4.9 ms and 0.59 to 0.63 ms with a
-// 3000-iteration spin; ResNet-18 22 to 24 ms either way (a 10000-iteration spin made its median
-// jump to 30 to 50 ms in some runs); the voxel CNN's training step within the noise of passive,
-// with one core busy or not. Both settings are read once when libgomp loads, before main runs, so
+// cores from the next node (a BLAS call, an elementwise loop), which then runs several times
+// slower. But threads that sleep at once must be woken through the kernel for every region, and
+// an inference of small primitives pays that on each node. A 3000-iteration spin (a few
+// microseconds) keeps the threads awake between one inference's primitives and lets them sleep
+// soon after (conv.md, "Kernels", Threads). Both settings are read once when libgomp loads, before main runs, so
 // setting them needs a fresh image of the program.
 //
 // OpenBLAS picks its kernels by CPU model when it loads; a model it does not know gets the oldest
-// x86-64 kernels (OpenBLAS 0.3.21 on a Sapphire Rapids Xeon: "Prescott", SSE3). The voxel CNN's
-// and the MLP's products then run 6x slower than on the "SkylakeX" kernels the CPU can run.
+// x86-64 kernels (OpenBLAS 0.3.21 on a Sapphire Rapids Xeon: "Prescott", SSE3), several times
+// slower than the "SkylakeX" kernels the CPU can run.
 void reexec_with_library_settings(char** argv) {
   std::vector<const char*> changed;
   if (std::getenv(kWaitPolicy) == nullptr && std::getenv(kSpinCount) == nullptr &&

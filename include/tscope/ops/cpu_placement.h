@@ -2,9 +2,8 @@
 #pragma once
 // Where a thread runs. The parallel loops (run_parts) split work between the OpenMP threads on
 // the assumption that each runs on its own CPU. When the scheduler puts a worker on the CPU of the
-// thread that started the team, the "parallel" parts run one after the other: on a 2-vCPU VM this
-// happened in half of the 2-thread LSTM runs and lasted for the whole process (0.72 ms a call
-// instead of 0.3; docs/onnx.md, "Speed").
+// thread that started the team, the "parallel" parts run one after the other, and on a 2-vCPU VM
+// this lasted for the whole process (docs/performance.md, "A worker on the caller's CPU").
 
 namespace tscope::ops::detail {
 

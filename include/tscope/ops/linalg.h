@@ -54,8 +54,8 @@ void set_blas_threads(int threads);
 
 /// The OpenBLAS core type (the value for OPENBLAS_CORETYPE) this CPU should run, when OpenBLAS's
 /// own detection chose kernels without AVX2 on a CPU that has it: OpenBLAS 0.3.21 takes a
-/// Sapphire Rapids Xeon for a "Prescott" and runs SSE3 kernels, 6x slower than its "SkylakeX"
-/// ones on a 64x784x512 sgemm. "SkylakeX" with AVX-512, "Haswell" with AVX2 and FMA; nullopt
+/// Sapphire Rapids Xeon for a "Prescott" and runs SSE3 kernels, several times slower than its
+/// "SkylakeX" ones. "SkylakeX" with AVX-512, "Haswell" with AVX2 and FMA; nullopt
 /// when the detected core is fine or the build cannot switch (no DYNAMIC_ARCH). The variable is
 /// read when the library loads, so only a new process can use the answer (the CLI re-executes
 /// itself with it).

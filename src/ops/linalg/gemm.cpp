@@ -3,13 +3,10 @@
 // the output is a fresh buffer, z is never overwritten). The rewrite rule in
 // src/rewrite/rules/blas.cpp builds it from Dot22 + add, so a bias add costs no extra pass.
 // The fast kernel multiplies float32 with oneDNN's sgemm and float64 with BLAS; the profile's impl
-// column says which ("dnnl" or "blas"). oneDNN's sgemm was about 8% faster than OpenBLAS's on the
-// ONNX MLP's 64x784x512 and 64x512x512 products at one thread, and it runs on the OpenMP threads
-// the convolutions use: a network whose classifier ran on OpenBLAS's threads had those spin after
-// the product (OpenBLAS's idle workers spin for about 2^28 cycles) and take a core from the next
-// inference's convolutions. MobileNet-v2 at two threads on a 2-core machine: 5.0 ms per inference
-// with its Gemm on oneDNN, and in one run out of three 13 to 14 ms with it on OpenBLAS; the MLP
-// 0.46 against 0.49 ms.
+// column says which ("dnnl" or "blas"). oneDNN's sgemm runs on the OpenMP threads the
+// convolutions use: a network whose classifier ran on OpenBLAS's threads had those spin after the
+// product (OpenBLAS's idle workers spin for a long time) and take a core from the next
+// inference's convolutions (docs/performance.md, "Float32 Gemm on oneDNN").
 #include <fmt/format.h>
 #include <oneapi/dnnl/dnnl.h>
 

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// ONNX Runtime's MLAS packs constant weights once; dnnl_sgemm packs them again on every call,
-// which a 64-row product cannot amortise. The matmul primitive with weights in the layout it
-// chooses (oneDNN's brgemm kernels on AVX-512) skips that: 64x512x512 250 us against 291 for
-// dnnl_sgemm at one thread, 64x784x512 410 against 470 (docs/performance.md, "ONNX MLP").
+// dnnl_sgemm packs the weights again on every call, which a 64-row product cannot amortise. The
+// matmul primitive with constant weights packed once, in the layout it chooses (oneDNN's brgemm
+// kernels on AVX-512), skips that (docs/performance.md, "Float32 Gemm on oneDNN").
 #include "gemm_packed_dnnl.h"
 
 #include <memory>

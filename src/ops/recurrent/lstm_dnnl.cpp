@@ -60,10 +60,8 @@ struct LstmDnnlState final : KernelState {
 
 /// How many threads split the batch. Each thread then runs the whole sequence for its rows with
 /// no synchronisation between steps, reading all of W and R; oneDNN's own threading instead splits
-/// every step's products across the threads, which meet at the end of each step. On 2 threads
-/// (docs/onnx.md) the split ran the benchmark's LSTM (seq 32, batch 8, input 64, hidden 128) in
-/// 0.29 ms against 0.40, batch 32 in 1.1 against 1.25, and was never slower up to 8 MB of weights.
-/// Past the size of a core's private cache (1 MiB and up on current x86), though, every thread
+/// every step's products across the threads, which meet at the end of each step, so the split
+/// saves a meeting per step. Past the size of a core's private cache (1 MiB and up on current x86), though, every thread
 /// streams the whole of W and R from the shared cache on every step, which with many threads costs
 /// more than oneDNN's split, where each thread reads its own share; so larger weights keep it.
 constexpr std::int64_t kMaxSplitWeightBytes = 1 << 20;
@@ -233,13 +231,10 @@ void bind_part(LstmDnnlState& s, LstmPart& part, const ForwardArgs<float>& a) {
 
 // A thread that finished its part waits for the others by spinning, for at most as long as its
 // own part took. Waiting in the OpenMP barrier instead, it sleeps after a short spin
-// (GOMP_SPINCOUNT, set short by the CLI) whenever the parts differ by more than that spin (a
-// part 330 us against 400 when one core ran slower), and a sleeping thread is often woken onto
-// the other thread's CPU: on the 2-vCPU VM of docs/onnx.md's table, the slow processes (0.72 ms
-// a call instead of 0.3) ran the two parts one after the other, mostly with sched_getcpu showing
-// both on one CPU, and the two threads stayed together; run_parts now moves such a worker off
-// (cpu_placement.h). With this wait, alternating runs were slow (above 0.4 ms) 11 times in 30
-// instead of 19. While a part has not started it may be this thread's own next one (a team
+// (GOMP_SPINCOUNT, set short by the CLI) whenever the parts differ by more than that spin (one
+// core running slower is enough), and a sleeping thread is often woken onto the other thread's
+// CPU, where the two parts then run one after the other (run_parts moves such a worker off:
+// cpu_placement.h). While a part has not started it may be this thread's own next one (a team
 // smaller than the parts), or the other thread may be waiting for this thread's CPU, so the
 // thread does not wait then.
 void wait_for_other_parts(const std::atomic<int>& started, const std::atomic<int>& finished,

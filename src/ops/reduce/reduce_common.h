@@ -149,8 +149,8 @@ void fold_reduce(KernelContext& ctx, DType out_dtype, Acc init, Step step, Finis
 [[nodiscard]] bool reduces_trailing_rows(const Tensor& x, const std::vector<int>& axes);
 
 /// The double sum of `count` contiguous values in four interleaved partial sums, so that
-/// consecutive additions do not wait on each other (one chain of dependent double adds made a
-/// global average pool over 7x7 latency-bound: 1280 rows of 49 took about 100 us).
+/// consecutive additions do not wait on each other (one chain of dependent double adds makes a
+/// sum of short rows, such as a global average pool over 7x7, latency-bound).
 template <class T>
 double sum_row(const T* row, std::int64_t count) {
   std::array<double, 4> partial{};

@@ -54,9 +54,8 @@ Tensor zero_padded_vector(const Tensor& v, std::int64_t length) {
 }
 
 // The block: `requested` when given, else the CPU's preferred block. A convolution whose channels
-// do not fit the block runs on plain data: on MobileNet-v2, whose 24-channel layers cannot run on
-// 16-channel blocks, 16 still beat 8 at one thread on an AVX-512 machine (9.8 against 11.0 ms per
-// inference), as the other layers run oneDNN's AVX-512 kernels.
+// do not fit the block runs on plain data (or padded): 16 beats 8 on an AVX-512 machine even for
+// models with such layers, as the other layers then run oneDNN's AVX-512 kernels.
 std::int64_t choose_block(std::int64_t requested) {
   if (requested == 0) return preferred_channel_block();
   if (!is_channel_block(requested)) {
