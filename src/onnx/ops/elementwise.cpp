@@ -118,6 +118,13 @@ Outputs convert_hard_sigmoid(NodeContext& ctx) {
   return {clip(x * alpha + beta, 0.0, 1.0)};
 }
 
+/// HardSwish (opset 14): x * HardSigmoid(x) with alpha = 1/6 and beta = 1/2, MobileNet-v3's
+/// activation; the chain fuses into one elementwise pass.
+Outputs convert_hard_swish(NodeContext& ctx) {
+  const Variable& x = ctx.input(0);
+  return {x * clip(x * (1.0 / 6.0) + 0.5, 0.0, 1.0)};
+}
+
 Outputs convert_softsign(NodeContext& ctx) {
   const Variable& x = ctx.input(0);
   return {x / (abs(x) + 1.0)};
@@ -275,6 +282,7 @@ void register_elementwise_converters(ConverterTable& table) {
   table.add("Greater", 1, binary<gt>);
   table.add("GreaterOrEqual", 12, binary<ge>);
   table.add("HardSigmoid", 6, convert_hard_sigmoid);
+  table.add("HardSwish", 14, convert_hard_swish);
   table.add("Identity", 1, convert_identity);
   table.add("LeakyRelu", 6, convert_leaky_relu);
   table.add("Less", 1, binary<lt>);
