@@ -47,10 +47,11 @@ double spread_per_call(const DiffMeasure& measure) {
          static_cast<double>(measure.call_count);
 }
 
-// The change of time per call is no larger than either side's spread.
+// The time per call changed, by no more than either side's spread (an unchanged row is no noise:
+// there is nothing to explain away).
 bool within_spread(const DiffMeasure& before, const DiffMeasure& after) {
   const double change = std::abs(after.ns_per_call() - before.ns_per_call());
-  return change <= std::max(spread_per_call(before), spread_per_call(after));
+  return change > 0 && change <= std::max(spread_per_call(before), spread_per_call(after));
 }
 
 void compare(DiffRow& row, const DiffOptions& options) {

@@ -55,8 +55,8 @@ struct DiffRow {
   /// after.ns_per_call() / before.ns_per_call(); negative when either side has no calls or no
   /// time (appeared and vanished rows).
   double ratio = -1;
-  /// Both sides carry a distribution and the change of time per call is no larger than the
-  /// spread (slowest minus fastest call, per call) of either side: one run alone varies as much.
+  /// Both sides carry a distribution and the time per call changed, by no more than the spread
+  /// (slowest minus fastest call, per call) of either side: one run alone varies as much.
   bool noise = false;
   bool impl_changed = false;  ///< both present and their impl strings differ
   /// Time per call grew by more than DiffOptions::slower_percent, the row holds at least
