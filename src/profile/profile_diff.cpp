@@ -215,28 +215,28 @@ std::vector<DiffRow> diff_functions(const Profile& before,
     return std::find_if(named.begin(), named.end(),
                         [&](const auto& entry) { return entry.first == name; });
   };
-  for (const auto& [name, records] : after_named) {
-    if (find(before_named, name) == before_named.end()) {
+  const auto require_in = [&](const auto& named, const std::string& name, const std::string& holder,
+                              const std::string& other) {
+    const auto match = find(named, name);
+    if (match == named.end()) {
       throw_error(ErrorKind::InvalidArgument,
                   "diff: function '{}' is in '{}' but not in '{}'; both profiles must hold the "
                   "same functions",
-                  name, after_source, before_source);
+                  name, holder, other);
     }
-  }
+    return match;
+  };
   std::vector<DiffRow> rows;
   for (const auto& [name, records] : before_named) {
-    const auto match = find(after_named, name);
-    if (match == after_named.end()) {
-      throw_error(ErrorKind::InvalidArgument,
-                  "diff: function '{}' is in '{}' but not in '{}'; both profiles must hold the "
-                  "same functions",
-                  name, before_source, after_source);
-    }
+    const auto match = require_in(after_named, name, before_source, after_source);
     DiffRow row;
     row.name = name;
     row.before = function_measure(records);
     row.after = function_measure(match->second);
     rows.push_back(std::move(row));
+  }
+  for (const auto& entry : after_named) {
+    (void)require_in(before_named, entry.first, after_source, before_source);
   }
   return rows;
 }
