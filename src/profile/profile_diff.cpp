@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <functional>
 #include <map>
 #include <utility>
 
@@ -78,8 +77,8 @@ struct Keyed {
 
 // How a table keys its rows and names them.
 struct RowKind {
-  std::function<std::string(const FunctionRecord&, const NodeRecord&)> key_of;
-  std::function<void(DiffRow&, const FunctionRecord&, const NodeRecord&)> name_row;
+  std::string (*key_of)(const FunctionRecord&, const NodeRecord&);
+  void (*name_row)(DiffRow&, const FunctionRecord&, const NodeRecord&);
   /// Apply rows: nodes with the same key stay apart and match by occurrence (the k-th with k-th).
   bool one_row_per_node = false;
 };
@@ -149,20 +148,20 @@ DiffTable diff_table(const Profile& before,
   return table;
 }
 
-const RowKind kClassRows = {
+constexpr RowKind kClassRows = {
     .key_of = [](const FunctionRecord&, const NodeRecord& node) { return node.class_name; },
     .name_row = [](DiffRow& row,
                    const FunctionRecord&,
                    const NodeRecord& node) { row.name = node.class_name; }};
 
-const RowKind kOpRows = {
+constexpr RowKind kOpRows = {
     .key_of = [](const FunctionRecord&, const NodeRecord& node) { return node.op_name; },
     .name_row = [](DiffRow& row,
                    const FunctionRecord&,
                    const NodeRecord& node) { row.name = node.op_name; }};
 
 // Apply rows: function, printed node name and provenance (an ONNX node's model node name).
-const RowKind kApplyRows = {
+constexpr RowKind kApplyRows = {
     .key_of =
         [](const FunctionRecord& function, const NodeRecord& node) {
           return function.name + '\n' + node.apply_name + '\n' + node.user_op;
