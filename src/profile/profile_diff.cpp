@@ -8,6 +8,7 @@
 #include <map>
 #include <utility>
 
+#include "tscope/core/checked_math.h"
 #include "tscope/core/error.h"
 #include "tscope/profile/memory_model.h"
 
@@ -24,14 +25,28 @@ bool node_has_distribution(const NodeRecord& node) {
   return node.call_count > 0 && node.max_ns > 0 && node.min_ns <= node.max_ns;
 }
 
-// Adds one node's time to a row's measure; a row keeps a distribution only while every node has.
+// Adds a node's time and its every-call-at-min/max times. The files are user input: a sum that
+// overflows is a Parse error naming the node, never a wrapped value.
+void add_times(DiffMeasure& measure, const NodeRecord& node) {
+  const std::string what = "diff: node '" + node.apply_name + "'";
+  const auto add = [&](std::int64_t a, std::int64_t b) {
+    return checked_add(a, b, what, ErrorKind::Parse);
+  };
+  const auto times_calls = [&](std::int64_t ns) {
+    return checked_mul(ns, node.call_count, what, ErrorKind::Parse);
+  };
+  measure.total_ns = add(measure.total_ns, node.total_ns);
+  measure.fastest_ns = add(measure.fastest_ns, times_calls(node.min_ns));
+  measure.slowest_ns = add(measure.slowest_ns, times_calls(node.max_ns));
+}
+
+// Adds one node to a row; a row keeps a distribution only while every node has one.
 void add_node(DiffMeasure& measure, const NodeRecord& node) {
   const bool first = !measure.present;
   measure.present = true;
-  measure.call_count += node.call_count;
-  measure.total_ns += node.total_ns;
-  measure.fastest_ns += node.min_ns * node.call_count;
-  measure.slowest_ns += node.max_ns * node.call_count;
+  measure.call_count = checked_add(measure.call_count, node.call_count,
+                                   "diff: node '" + node.apply_name + "'", ErrorKind::Parse);
+  add_times(measure, node);
   measure.has_distribution = (first || measure.has_distribution) && node_has_distribution(node);
   add_impl(measure, node.impl);
 }
@@ -194,8 +209,10 @@ DiffMeasure function_measure(const std::vector<const FunctionRecord*>& functions
   DiffMeasure measure;
   measure.present = true;
   for (const FunctionRecord* function : functions) {
-    measure.call_count += function->call_count;
-    measure.total_ns += function->call_ns;
+    const std::string what = "diff: function '" + function->name + "'";
+    measure.call_count =
+        checked_add(measure.call_count, function->call_count, what, ErrorKind::Parse);
+    measure.total_ns = checked_add(measure.total_ns, function->call_ns, what, ErrorKind::Parse);
   }
   return measure;
 }
@@ -246,11 +263,10 @@ DiffMeasure total_measure(const Profile& profile) {
   measure.present = true;
   measure.has_distribution = true;
   for (const FunctionRecord& function : profile.functions) {
-    measure.call_count += function.call_count;
+    measure.call_count = checked_add(measure.call_count, function.call_count,
+                                     "diff: function '" + function.name + "'", ErrorKind::Parse);
     for (const NodeRecord& node : function.nodes) {
-      measure.total_ns += node.total_ns;
-      measure.fastest_ns += node.min_ns * node.call_count;
-      measure.slowest_ns += node.max_ns * node.call_count;
+      add_times(measure, node);
       if (node.call_count > 0 && !node_has_distribution(node)) measure.has_distribution = false;
     }
   }

@@ -98,7 +98,8 @@ struct ProfileDiff {
 /// are summed); Class rows by class name, Ops rows by op name, Apply rows by function, printed
 /// node name and provenance (the k-th node of a key matches the k-th). Throws
 /// Error(InvalidArgument) naming the sources and the function when a function is in only one
-/// profile, or when a profile holds no function.
+/// profile, or when a profile holds no function; Error(Parse) naming the node or function when
+/// its times overflow a 64-bit sum (a malformed file).
 [[nodiscard]] ProfileDiff diff_profiles(const Profile& before,
                                         const Profile& after,
                                         const DiffOptions& options = {},

@@ -281,6 +281,13 @@ TEST(ProfileDiff, ProfileWithoutFunctionsIsAnError) {
   EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument) << error.what();
 }
 
+TEST(ProfileDiff, TimesThatOverflowAreAParseError) {
+  Profile before = make_profile({{.apply_name = "A(x)", .total_ns = 1000}});
+  before.functions[0].nodes[0].max_ns = INT64_MAX / 4;  // x 10 calls: beyond 64 bits
+  const Error error = testing::error_of([&] { (void)profile::diff_profiles(before, before); });
+  EXPECT_EQ(error.kind(), ErrorKind::Parse) << error.what();
+}
+
 TEST(ProfileDiff, ComparesMemoryPeaks) {
   Profile before = make_profile({{.apply_name = "A(x)", .total_ns = 1}});
   Profile after = make_profile({{.apply_name = "A(x)", .total_ns = 1}});
