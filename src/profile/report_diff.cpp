@@ -158,7 +158,7 @@ void render_one_sided(const std::vector<DiffRow>& rows,
                       bool several_functions,
                       const DiffReportOptions& options,
                       std::string& out) {
-  out += fmt::format("{} ({} rows)\n", title, rows.size());
+  out += fmt::format("{}: {}\n", title, rows.size());
   if (rows.empty()) return;
   out += join({"     <time>", "<share>", "   <#call>", "    <impl>", name_header}) + "\n";
   const std::size_t shown = std::min(rows.size(), static_cast<std::size_t>(options.n_rows));
@@ -191,11 +191,11 @@ void render_table(const DiffTable& table,
   out += title + "\n" + std::string(title.size(), '-') + "\n";
   render_matched(table.matched, name_header, several_functions, options, out);
   out += "\n";
-  render_one_sided(table.appeared, true, title + " that appeared (only in after)", name_header,
+  render_one_sided(table.appeared, true, title + " rows that appeared (only in after)", name_header,
                    several_functions, options, out);
   out += "\n";
-  render_one_sided(table.vanished, false, title + " that vanished (only in before)", name_header,
-                   several_functions, options, out);
+  render_one_sided(table.vanished, false, title + " rows that vanished (only in before)",
+                   name_header, several_functions, options, out);
   out += "\n";
 }
 

@@ -118,9 +118,8 @@ TEST(ProfileDiff, ListsAppearedAndVanishedRowsApart) {
   EXPECT_EQ(diff.ops.vanished.size(), 2u);
   EXPECT_EQ(diff.ops.appeared.size(), 1u);
   const std::string text = profile::render_diff_text(diff);
-  EXPECT_NE(text.find("Apply that appeared (only in after) (1 rows)\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("Apply that vanished (only in before) (2 rows)\n"), std::string::npos)
-      << text;
+  EXPECT_NE(text.find("Apply rows that appeared (only in after): 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("Apply rows that vanished (only in before): 2\n"), std::string::npos) << text;
 }
 
 TEST(ProfileDiff, FlagsImplementationChanges) {
@@ -325,8 +324,8 @@ TEST(ReportDiff, TextHasEverySection) {
   for (const char* section :
        {"Profile comparison\n==================\n  Before: a.json\n  After: b.json\n",
         "Function\n--------\n", "Memory peaks (the max over functions)\n---\n", "Class\n-----\n",
-        "Ops\n---\n", "Apply\n-----\n", "Class that appeared (only in after) (0 rows)\n",
-        "Ops that vanished (only in before) (0 rows)\n", "Verdict\n-------\n",
+        "Ops\n---\n", "Apply\n-----\n", "Class rows that appeared (only in after): 0\n",
+        "Ops rows that vanished (only in before): 0\n", "Verdict\n-------\n",
         "  Result: not slower by more than 10.0%\n"}) {
     EXPECT_NE(text.find(section), std::string::npos) << section << "\n---\n" << text;
   }
