@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Comparison of two profiles: rows matched by name, noise marking and the slowdown gate.
+// Comparison of two profiles: rows matched by name, the fastest-call rule and the slowdown gate.
 #include "tscope/profile/profile_diff.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <utility>
@@ -55,19 +54,11 @@ double share_of(std::int64_t part_ns, std::int64_t total_ns) {
   return total_ns > 0 ? 100.0 * static_cast<double>(part_ns) / static_cast<double>(total_ns) : 0;
 }
 
-// Slowest minus fastest call, per call: how much one run's own calls already vary.
-double spread_per_call(const DiffMeasure& measure) {
-  return static_cast<double>(measure.slowest_ns - measure.fastest_ns) /
-         static_cast<double>(measure.call_count);
-}
-
-// The time per call changed, by no more than either side's spread (an unchanged row is no noise:
-// there is nothing to explain away).
-bool within_spread(const DiffMeasure& before, const DiffMeasure& after) {
-  const double change = std::abs(after.ns_per_call() - before.ns_per_call());
-  return change > 0 && change <= std::max(spread_per_call(before), spread_per_call(after));
-}
-
+// The gate's rule (docs/profiler_formats.md, "Noise"). The mean time per call carries the cold
+// first call (oneDNN primitive creation, weight packing: often 10-100x a steady call) and any
+// spike, so it moves between two runs of one job; the fastest call does not. A row is slower
+// when both grew past the threshold; when only the mean did, the slowdown lies in some calls and
+// the row is noise. Without a distribution on both sides only the mean is known.
 void compare(DiffRow& row, const DiffOptions& options) {
   row.change_ns = row.after.total_ns - row.before.total_ns;
   const bool both = row.before.present && row.after.present;
@@ -77,12 +68,17 @@ void compare(DiffRow& row, const DiffOptions& options) {
                   ? after_per_call / before_per_call
                   : -1;
   row.impl_changed = both && row.before.impl != row.after.impl;
-  row.noise = both && row.before.has_distribution && row.after.has_distribution &&
-              row.before.call_count > 0 && row.after.call_count > 0 &&
-              within_spread(row.before, row.after);
+  const bool distributions = both && row.before.has_distribution && row.after.has_distribution &&
+                             row.before.call_count > 0 && row.after.call_count > 0;
+  const double before_fastest = row.before.fastest_ns_per_call();
+  const double after_fastest = row.after.fastest_ns_per_call();
+  row.fastest_ratio = distributions && before_fastest > 0 ? after_fastest / before_fastest : -1;
+  const double factor = 1.0 + options.slower_percent / 100.0;
+  const bool mean_grew = row.ratio > factor;
+  const bool fastest_grew = !distributions || after_fastest > before_fastest * factor;
+  row.noise = distributions && mean_grew && !fastest_grew;
   const double share = std::max(row.before.share_percent, row.after.share_percent);
-  row.slower = row.ratio > 1.0 + options.slower_percent / 100.0 && !row.noise &&
-               share >= options.min_share_percent;
+  row.slower = mean_grew && fastest_grew && share >= options.min_share_percent;
 }
 
 struct Keyed {
@@ -217,10 +213,26 @@ DiffMeasure function_measure(const std::vector<const FunctionRecord*>& functions
   return measure;
 }
 
-std::vector<DiffRow> diff_functions(const Profile& before,
-                                    const Profile& after,
-                                    const std::string& before_source,
-                                    const std::string& after_source) {
+bool holds_function(const Profile& profile, const std::string& name) {
+  return std::any_of(profile.functions.begin(), profile.functions.end(),
+                     [&](const FunctionRecord& function) { return function.name == name; });
+}
+
+// `profile` without the functions `other` does not hold: what the total and the tables compare.
+Profile shared_functions(const Profile& profile, const Profile& other) {
+  Profile shared = profile;
+  std::erase_if(shared.functions, [&](const FunctionRecord& function) {
+    return !holds_function(other, function.name);
+  });
+  return shared;
+}
+
+// Function rows: matched in the before profile's order, then those in one profile only.
+void diff_functions(const Profile& before,
+                    const Profile& after,
+                    const std::string& before_source,
+                    const std::string& after_source,
+                    ProfileDiff& diff) {
   const auto before_named = functions_by_name(before);
   const auto after_named = functions_by_name(after);
   if (before_named.empty() || after_named.empty()) {
@@ -231,33 +243,29 @@ std::vector<DiffRow> diff_functions(const Profile& before,
     return std::find_if(named.begin(), named.end(),
                         [&](const auto& entry) { return entry.first == name; });
   };
-  const auto require_in = [&](const auto& named, const std::string& name, const std::string& holder,
-                              const std::string& other) {
-    const auto match = find(named, name);
-    if (match == named.end()) {
-      throw_error(ErrorKind::InvalidArgument,
-                  "diff: function '{}' is in '{}' but not in '{}'; both profiles must hold the "
-                  "same functions",
-                  name, holder, other);
-    }
-    return match;
-  };
-  std::vector<DiffRow> rows;
   for (const auto& [name, records] : before_named) {
-    const auto match = require_in(after_named, name, before_source, after_source);
     DiffRow row;
     row.name = name;
     row.before = function_measure(records);
+    const auto match = find(after_named, name);
+    if (match == after_named.end()) {
+      diff.functions_vanished.push_back(std::move(row));
+      continue;
+    }
     row.after = function_measure(match->second);
-    rows.push_back(std::move(row));
+    diff.functions.push_back(std::move(row));
   }
-  for (const auto& entry : after_named) {
-    (void)require_in(before_named, entry.first, after_source, before_source);
+  for (const auto& [name, records] : after_named) {
+    if (find(before_named, name) != before_named.end()) continue;
+    DiffRow row;
+    row.name = name;
+    row.after = function_measure(records);
+    diff.functions_appeared.push_back(std::move(row));
   }
-  return rows;
 }
 
-// All node time, per Function call: the distribution is every node's fastest (slowest) call.
+// All node time, per Function call. Its fastest time is every node's calls each at that node's
+// fastest call (the sum of min_ns x calls), so the total follows the same rule as its rows.
 DiffMeasure total_measure(const Profile& profile) {
   DiffMeasure measure;
   measure.present = true;
@@ -319,6 +327,10 @@ double DiffMeasure::ns_per_call() const {
   return call_count > 0 ? static_cast<double>(total_ns) / static_cast<double>(call_count) : 0;
 }
 
+double DiffMeasure::fastest_ns_per_call() const {
+  return call_count > 0 ? static_cast<double>(fastest_ns) / static_cast<double>(call_count) : 0;
+}
+
 ProfileDiff diff_profiles(const Profile& before,
                           const Profile& after,
                           const DiffOptions& options,
@@ -328,19 +340,25 @@ ProfileDiff diff_profiles(const Profile& before,
   diff.before_source = before_source;
   diff.after_source = after_source;
   diff.options = options;
-  diff.functions = diff_functions(before, after, before_source, after_source);
+  diff_functions(before, after, before_source, after_source, diff);
   for (DiffRow& row : diff.functions) {
     compare(row, options);
     row.slower = false;  // Function rows carry no distribution; the total is gated instead.
   }
+  for (DiffRow& row : diff.functions_appeared) compare(row, options);
+  for (DiffRow& row : diff.functions_vanished) compare(row, options);
+  // A function in one profile only has nothing to compare with; kept in the total or in a
+  // Class row it would shift the time per call by what it runs, not by a change.
+  const Profile shared_before = shared_functions(before, after);
+  const Profile shared_after = shared_functions(after, before);
   diff.total.name = "Time in thunks (all node time)";
-  diff.total.before = total_measure(before);
-  diff.total.after = total_measure(after);
+  diff.total.before = total_measure(shared_before);
+  diff.total.after = total_measure(shared_after);
   compare(diff.total, options);
-  diff.classes = diff_table(before, after, options, kClassRows);
-  diff.ops = diff_table(before, after, options, kOpRows);
-  diff.nodes = diff_table(before, after, options, kApplyRows);
-  diff.peaks = diff_peaks(before, after);
+  diff.classes = diff_table(shared_before, shared_after, options, kClassRows);
+  diff.ops = diff_table(shared_before, shared_after, options, kOpRows);
+  diff.nodes = diff_table(shared_before, shared_after, options, kApplyRows);
+  diff.peaks = diff_peaks(shared_before, shared_after);
   diff.gate_failed = diff.total.slower || any_slower(diff.classes) || any_slower(diff.ops) ||
                      any_slower(diff.nodes);
   return diff;

@@ -31,6 +31,12 @@ std::string ratio_cell(double ratio) {
   return ratio < 0 ? fmt::sprintf("%7s", "-") : fmt::sprintf("%6.2fx", ratio);
 }
 
+// The <fastest> column: the ratio of the fastest call per call, after / before.
+std::string fastest_cell(const DiffRow& row) {
+  return row.fastest_ratio < 0 ? fmt::sprintf("%9s", "-")
+                               : fmt::sprintf("%8.2fx", row.fastest_ratio);
+}
+
 std::string calls_cell(const DiffRow& row) {
   if (row.before.call_count == row.after.call_count) {
     return fmt::sprintf("%9d", row.before.call_count);
@@ -69,30 +75,48 @@ void render_header(const ProfileDiff& diff, std::string& out) {
   out += "  Before: " + diff.before_source + "\n";
   out += "  After: " + diff.after_source + "\n";
   out += fmt::sprintf(
-      "  Slower: time per call up by more than %.1f%%, on the total or on a row holding at least "
-      "%.1f%% of it, and outside the noise spread\n",
+      "  Slower: mean time per call and fastest call both up by more than %.1f%%, on the total or "
+      "on a row holding at least %.1f%% of it\n",
       diff.options.slower_percent, diff.options.min_share_percent);
   out +=
-      "  Noise: the change per call is no larger than the spread (slowest minus fastest call) of "
-      "either side\n\n";
+      "  Noise: the mean time per call is up by more than that but the fastest call is not (a "
+      "cold first call, a spike)\n\n";
 }
 
 void render_functions(const ProfileDiff& diff, std::string& out) {
   out += "Function\n--------\n";
-  out += join({"   <#call>", "   <before>", "    <after>", "   <change>", "<ratio>",
+  out += join({"   <#call>", "   <before>", "    <after>", "   <change>", "<ratio>", "<fastest>",
                "<before/call>", " <after/call>", "<flag>      ", "<Function name>"}) +
          "\n";
   const auto render_row = [&](const DiffRow& row) {
     out += join({calls_cell(row), fmt::sprintf("%10.3es", seconds(row.before.total_ns)),
                  fmt::sprintf("%10.3es", seconds(row.after.total_ns)),
                  fmt::sprintf("%+10.3es", seconds(row.change_ns)), ratio_cell(row.ratio),
-                 fmt::sprintf("%12.3es", seconds(row.before.ns_per_call())),
+                 fastest_cell(row), fmt::sprintf("%12.3es", seconds(row.before.ns_per_call())),
                  fmt::sprintf("%12.3es", seconds(row.after.ns_per_call())), flag_cell(row),
                  row.name}) +
            "\n";
   };
   for (const DiffRow& row : diff.functions) render_row(row);
   render_row(diff.total);
+  out += "\n";
+}
+
+// Functions in one profile only: left out of the total and of every table below.
+void render_one_sided_functions(const std::vector<DiffRow>& rows,
+                                bool after,
+                                const std::string& title,
+                                std::string& out) {
+  if (rows.empty()) return;
+  out += fmt::format("{}: {}\n", title, rows.size());
+  out += join({"   <#call>", "     <time>", "  <time/call>", "<Function name>"}) + "\n";
+  for (const DiffRow& row : rows) {
+    const DiffMeasure& measure = after ? row.after : row.before;
+    out += join({fmt::sprintf("%9d", measure.call_count),
+                 fmt::sprintf("%10.3es", seconds(measure.total_ns)),
+                 fmt::sprintf("%12.3es", seconds(measure.ns_per_call())), row.name}) +
+           "\n";
+  }
   out += "\n";
 }
 
@@ -123,8 +147,8 @@ void render_matched(const std::vector<DiffRow>& rows,
                     bool several_functions,
                     const DiffReportOptions& options,
                     std::string& out) {
-  out += join({"   <before>", "    <after>", "   <change>", "<ratio>", "<share>", "   <#call>",
-               "    <impl>", "<flag>      ", name_header}) +
+  out += join({"   <before>", "    <after>", "   <change>", "<ratio>", "<fastest>", "<share>",
+               "   <#call>", "    <impl>", "<flag>      ", name_header}) +
          "\n";
   const std::size_t shown = std::min(rows.size(), static_cast<std::size_t>(options.n_rows));
   for (std::size_t i = 0; i < shown; ++i) {
@@ -133,6 +157,7 @@ void render_matched(const std::vector<DiffRow>& rows,
         join({fmt::sprintf("%10.3es", seconds(row.before.total_ns)),
               fmt::sprintf("%10.3es", seconds(row.after.total_ns)),
               fmt::sprintf("%+10.3es", seconds(row.change_ns)), ratio_cell(row.ratio),
+              fastest_cell(row),
               fmt::sprintf("%6.1f%%", std::max(row.before.share_percent, row.after.share_percent)),
               calls_cell(row), impl_cell(row), flag_cell(row), row_name(row, several_functions)}) +
         "\n";
@@ -212,6 +237,11 @@ std::size_t count_impl_changes(const DiffTable& table) {
 
 void render_verdict(const ProfileDiff& diff, std::string& out) {
   out += "Verdict\n-------\n";
+  if (!diff.functions_appeared.empty() || !diff.functions_vanished.empty()) {
+    out += fmt::sprintf("  Functions appeared: %d, vanished: %d (not compared)\n",
+                        diff.functions_appeared.size(), diff.functions_vanished.size());
+  }
+  if (diff.functions.empty()) out += "  No function is in both profiles: nothing was compared\n";
   const DiffRow& total = diff.total;
   if (total.ratio >= 0) {
     out += fmt::sprintf("  Total time per call: %.3es -> %.3es (%+.1f%%)%s\n",
@@ -239,6 +269,10 @@ std::string render_diff_text(const ProfileDiff& diff, const DiffReportOptions& o
   std::string out;
   render_header(diff, out);
   render_functions(diff, out);
+  render_one_sided_functions(diff.functions_appeared, true,
+                             "Functions that appeared (only in after)", out);
+  render_one_sided_functions(diff.functions_vanished, false,
+                             "Functions that vanished (only in before)", out);
   render_peaks(diff, out);
   render_table(diff.classes, "Class", "Class", several_functions, options, out);
   render_table(diff.ops, "Ops", "Op", several_functions, options, out);

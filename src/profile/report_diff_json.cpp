@@ -29,6 +29,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DiffRow,
                                    after,
                                    change_ns,
                                    ratio,
+                                   fastest_ratio,
                                    noise,
                                    impl_changed,
                                    slower)
@@ -45,6 +46,8 @@ std::string render_diff_json(const ProfileDiff& diff) {
   document["gate_failed"] = diff.gate_failed;
   document["total"] = diff.total;
   document["functions"] = diff.functions;
+  document["functions_appeared"] = diff.functions_appeared;
+  document["functions_vanished"] = diff.functions_vanished;
   document["classes"] = diff.classes;
   document["ops"] = diff.ops;
   document["nodes"] = diff.nodes;

@@ -2,7 +2,9 @@
 #pragma once
 /// Comparison of two profiles (`tscope diff BEFORE.json AFTER.json`): functions, Class, Ops and
 /// Apply rows matched by name, rows that appeared or vanished, kernel implementation changes,
-/// memory peaks, and the decision of the slowdown gate. Plain data; report_diff.h renders it.
+/// memory peaks, and the decision of the slowdown gate. A row is slower when both its mean time
+/// per call and its fastest call grew past the threshold; the mean alone is noise (warm-up calls,
+/// spikes). Plain data; report_diff.h renders it.
 ///
 ///   const ProfileDiff diff = diff_profiles(before, after, {.slower_percent = 10});
 ///   if (diff.gate_failed) ...
@@ -20,7 +22,8 @@ inline constexpr double kDefaultSlowerPercent = 10.0;
 inline constexpr double kDefaultMinSharePercent = 1.0;
 
 struct DiffOptions {
-  /// A row or the total is "slower" when its time per call grew by more than this.
+  /// A row or the total is "slower" when its mean time per call, and its fastest call where both
+  /// profiles hold a distribution, grew by more than this.
   double slower_percent = kDefaultSlowerPercent;
   /// Rows below this share of the total time (in both profiles) never count as slower.
   double min_share_percent = kDefaultMinSharePercent;
@@ -32,7 +35,7 @@ struct DiffMeasure {
   std::int64_t call_count = 0;
   std::int64_t total_ns = 0;
   /// The time had every call run as fast (slow) as that node's fastest (slowest) call: the sum
-  /// of min_ns (max_ns) x call_count over the row's nodes. Zero without a distribution.
+  /// of min_ns (max_ns) x call_count over the row's nodes. Meaningful only with a distribution.
   std::int64_t fastest_ns = 0;
   std::int64_t slowest_ns = 0;
   bool has_distribution = false;  ///< every node of the row has calls and min_ns <= max_ns
@@ -41,6 +44,10 @@ struct DiffMeasure {
 
   /// total_ns / call_count; 0 without calls.
   [[nodiscard]] double ns_per_call() const;
+  /// fastest_ns / call_count: the fastest call of a one-node row; for a row of several nodes the
+  /// nodes' fastest calls averaged over their calls; for the total, the node time of one Function
+  /// call had every node run its fastest call. 0 without calls.
+  [[nodiscard]] double fastest_ns_per_call() const;
 };
 
 struct DiffRow {
@@ -55,12 +62,17 @@ struct DiffRow {
   /// after.ns_per_call() / before.ns_per_call(); negative when either side has no calls or no
   /// time (appeared and vanished rows).
   double ratio = -1;
-  /// Both sides carry a distribution and the time per call changed, by no more than the spread
-  /// (slowest minus fastest call, per call) of either side: one run alone varies as much.
+  /// after.fastest_ns_per_call() / before.fastest_ns_per_call(); negative unless both sides
+  /// carry a distribution and the fastest call before took some time.
+  double fastest_ratio = -1;
+  /// Both sides carry a distribution and the mean time per call grew by more than
+  /// DiffOptions::slower_percent, but the fastest call did not: the slowdown lies in some calls
+  /// (a cold first call, a spike), inside the run's own spread.
   bool noise = false;
   bool impl_changed = false;  ///< both present and their impl strings differ
-  /// Time per call grew by more than DiffOptions::slower_percent, the row holds at least
-  /// min_share_percent of the total in either profile, and the change is not noise.
+  /// The mean time per call grew by more than DiffOptions::slower_percent, so did the fastest
+  /// call where both sides carry a distribution, and the row holds at least min_share_percent of
+  /// the total in either profile.
   bool slower = false;
 };
 
@@ -84,8 +96,12 @@ struct ProfileDiff {
   DiffOptions options;
   std::vector<DiffRow> functions;  ///< whole Function calls, matched by function name, in
                                    ///< the before profile's order
-  /// All node time ("Time in thunks"); its calls are the Function calls of every function, so
-  /// its time per call is the node time of one call.
+  /// Functions only in after (only in before), in that profile's order. Everything else (the
+  /// total, the tables, the memory peaks) covers only the functions both profiles hold.
+  std::vector<DiffRow> functions_appeared;
+  std::vector<DiffRow> functions_vanished;
+  /// All node time of the functions in both profiles ("Time in thunks"); its calls are their
+  /// Function calls, so its time per call is the node time of one call.
   DiffRow total;
   DiffTable classes;
   DiffTable ops;
@@ -95,11 +111,11 @@ struct ProfileDiff {
 };
 
 /// Compares `before` with `after`. Functions are matched by name (several functions of one name
-/// are summed); Class rows by class name, Ops rows by op name, Apply rows by function, printed
-/// node name and provenance (the k-th node of a key matches the k-th). Throws
-/// Error(InvalidArgument) naming the sources and the function when a function is in only one
-/// profile, or when a profile holds no function; Error(Parse) naming the node or function when
-/// its times overflow a 64-bit sum (a malformed file).
+/// are summed; one in a single profile is listed as appeared or vanished and left out of the
+/// rest); Class rows by class name, Ops rows by op name, Apply rows by function, printed node
+/// name and provenance (the k-th node of a key matches the k-th). Throws Error(InvalidArgument)
+/// naming the source when a profile holds no function; Error(Parse) naming the node or function
+/// when its times overflow a 64-bit sum (a malformed file).
 [[nodiscard]] ProfileDiff diff_profiles(const Profile& before,
                                         const Profile& after,
                                         const DiffOptions& options = {},

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // diff_profiles and its renderers over profiles built in code: matching, appeared and vanished
-// rows, implementation changes, sort order, noise marking and the gate decision.
+// rows, functions in one profile, implementation changes, sort order, the fastest-call rule and
+// the gate decision.
 #include <nlohmann/json.hpp>
 
 #include "support/test_util.h"
@@ -144,48 +145,106 @@ TEST(ProfileDiff, SameImplementationIsNoChange) {
   EXPECT_FALSE(diff.gate_failed);
 }
 
-TEST(ProfileDiff, ChangeInsideTheSpreadIsNoise) {
-  // 10 calls of 100 us on average, between 90 and 300 us: a spread of 210 us per call.
-  const Profile before = make_profile(
-      {{.apply_name = "Conv(x, w)", .total_ns = 1'000'000, .min_ns = 90'000, .max_ns = 300'000}});
-  // 50% slower per call, but by 50 us: less than the spread.
-  const Profile after = make_profile(
-      {{.apply_name = "Conv(x, w)", .total_ns = 1'500'000, .min_ns = 140'000, .max_ns = 160'000}});
-  const profile::ProfileDiff diff = profile::diff_profiles(before, after);
-  const DiffRow& row = diff.nodes.matched[0];
-  EXPECT_TRUE(row.noise);
-  EXPECT_DOUBLE_EQ(row.ratio, 1.5);
-  EXPECT_FALSE(row.slower);
-  EXPECT_TRUE(diff.total.noise);
-  EXPECT_FALSE(diff.gate_failed);
-  EXPECT_NE(profile::render_diff_text(diff).find(" noise "), std::string::npos);
-}
-
-TEST(ProfileDiff, ChangeOutsideTheSpreadFailsTheGate) {
+TEST(ProfileDiff, MeanAndFastestCallSlowerFailsTheGate) {
   const Profile before = make_profile(
       {{.apply_name = "Conv(x, w)", .total_ns = 1'000'000, .min_ns = 95'000, .max_ns = 105'000}});
   const Profile after = make_profile(
       {{.apply_name = "Conv(x, w)", .total_ns = 1'500'000, .min_ns = 145'000, .max_ns = 155'000}});
   const profile::ProfileDiff diff = profile::diff_profiles(before, after);
   const DiffRow& row = diff.nodes.matched[0];
+  EXPECT_DOUBLE_EQ(row.ratio, 1.5);
+  EXPECT_DOUBLE_EQ(row.fastest_ratio, 145.0 / 95.0);
   EXPECT_FALSE(row.noise);
   EXPECT_TRUE(row.slower);
   EXPECT_TRUE(diff.total.slower);
   EXPECT_TRUE(diff.gate_failed);
   const std::string text = profile::render_diff_text(diff);
-  EXPECT_NE(text.find(" slower "), std::string::npos) << text;
+  EXPECT_NE(text.find("   1.50x     1.53x  100.0%        10        cpu slower       Conv(x, w)\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("  Result: slower by more than 10.0%\n"), std::string::npos) << text;
 }
 
-TEST(ProfileDiff, RowsWithoutADistributionAreNeverNoise) {
-  Profile before = make_profile({{.apply_name = "Conv(x, w)", .total_ns = 1'000'000}});
-  Profile after = make_profile({{.apply_name = "Conv(x, w)", .total_ns = 1'050'000}});
-  before.functions[0].nodes[0].min_ns = before.functions[0].nodes[0].max_ns = 0;
-  after.functions[0].nodes[0].min_ns = after.functions[0].nodes[0].max_ns = 0;
+TEST(ProfileDiff, MeanSlowerButFastestCallNotIsNoise) {
+  // 10 calls of 100 us on average, the fastest 90 us.
+  const Profile before = make_profile(
+      {{.apply_name = "Conv(x, w)", .total_ns = 1'000'000, .min_ns = 90'000, .max_ns = 300'000}});
+  // 50% slower on average, but the fastest call is 2% slower: a cold call or a spike.
+  const Profile after = make_profile(
+      {{.apply_name = "Conv(x, w)", .total_ns = 1'500'000, .min_ns = 92'000, .max_ns = 600'000}});
   const profile::ProfileDiff diff = profile::diff_profiles(before, after);
-  EXPECT_FALSE(diff.nodes.matched[0].before.has_distribution);
-  EXPECT_FALSE(diff.nodes.matched[0].noise);
-  EXPECT_FALSE(diff.nodes.matched[0].slower);  // 5% is under the default 10%
+  const DiffRow& row = diff.nodes.matched[0];
+  EXPECT_DOUBLE_EQ(row.ratio, 1.5);
+  EXPECT_TRUE(row.noise);
+  EXPECT_FALSE(row.slower);
+  EXPECT_TRUE(diff.total.noise);
+  EXPECT_FALSE(diff.total.slower);
+  EXPECT_FALSE(diff.gate_failed);
+  const std::string text = profile::render_diff_text(diff);
+  EXPECT_NE(text.find(" noise "), std::string::npos) << text;
+  EXPECT_NE(text.find("(+50.0%), within noise\n"), std::string::npos) << text;
+}
+
+TEST(ProfileDiff, FastestCallSlowerButMeanNotIsNoSlowdown) {
+  const Profile before = make_profile(
+      {{.apply_name = "Conv(x, w)", .total_ns = 1'000'000, .min_ns = 50'000, .max_ns = 300'000}});
+  // The fastest call doubled, the mean grew 5%: under the threshold, nothing to flag.
+  const Profile after = make_profile(
+      {{.apply_name = "Conv(x, w)", .total_ns = 1'050'000, .min_ns = 100'000, .max_ns = 120'000}});
+  const profile::ProfileDiff diff = profile::diff_profiles(before, after);
+  const DiffRow& row = diff.nodes.matched[0];
+  EXPECT_DOUBLE_EQ(row.fastest_ratio, 2.0);
+  EXPECT_FALSE(row.noise);
+  EXPECT_FALSE(row.slower);
+  EXPECT_FALSE(diff.total.slower);
+  EXPECT_FALSE(diff.gate_failed);
+}
+
+TEST(ProfileDiff, RowsWithoutADistributionFollowTheMean) {
+  const auto without_distribution = [](std::int64_t total_ns) {
+    Profile profile = make_profile({{.apply_name = "Conv(x, w)", .total_ns = total_ns}});
+    profile.functions[0].nodes[0].min_ns = profile.functions[0].nodes[0].max_ns = 0;
+    return profile;
+  };
+  const Profile before = without_distribution(1'000'000);
+  const profile::ProfileDiff small =
+      profile::diff_profiles(before, without_distribution(1'050'000));
+  EXPECT_FALSE(small.nodes.matched[0].before.has_distribution);
+  EXPECT_LT(small.nodes.matched[0].fastest_ratio, 0);
+  EXPECT_FALSE(small.nodes.matched[0].noise);
+  EXPECT_FALSE(small.nodes.matched[0].slower);  // 5% is under the default 10%
+  const profile::ProfileDiff large =
+      profile::diff_profiles(before, without_distribution(1'200'000));
+  EXPECT_FALSE(large.nodes.matched[0].noise);
+  EXPECT_TRUE(large.nodes.matched[0].slower);
+  EXPECT_TRUE(large.total.slower);
+  EXPECT_TRUE(large.gate_failed);
+  // A distribution on one side only: the mean decides too.
+  const Profile after = make_profile(
+      {{.apply_name = "Conv(x, w)", .total_ns = 1'200'000, .min_ns = 1'000, .max_ns = 500'000}});
+  const profile::ProfileDiff one_sided = profile::diff_profiles(before, after);
+  EXPECT_FALSE(one_sided.nodes.matched[0].noise);
+  EXPECT_TRUE(one_sided.nodes.matched[0].slower);
+}
+
+TEST(ProfileDiff, FastestTimeSumsEachNodesFastestCall) {
+  // One Function call runs A once and B twice.
+  const Profile before = make_profile(
+      {{.apply_name = "Exp(a)", .total_ns = 1'000'000, .min_ns = 90'000, .max_ns = 110'000},
+       {.apply_name = "Exp(b)",
+        .total_ns = 500'000,
+        .call_count = 20,
+        .min_ns = 20'000,
+        .max_ns = 30'000}});
+  const profile::ProfileDiff diff = profile::diff_profiles(before, before);
+  // The total: every node's calls at that node's fastest, per Function call.
+  EXPECT_EQ(diff.total.before.fastest_ns, 10 * 90'000 + 20 * 20'000);
+  EXPECT_DOUBLE_EQ(diff.total.before.fastest_ns_per_call(), 90'000 + 2 * 20'000);
+  // A row of several nodes: the nodes' fastest calls averaged over their 30 calls.
+  const DiffRow* exp = find_row(diff.ops.matched, "Exp");
+  ASSERT_NE(exp, nullptr);
+  EXPECT_EQ(exp->before.call_count, 30);
+  EXPECT_DOUBLE_EQ(exp->before.fastest_ns_per_call(), (10 * 90'000 + 20 * 20'000) / 30.0);
 }
 
 TEST(ProfileDiff, ThresholdIsAPercentageOfTimePerCall) {
@@ -266,12 +325,57 @@ TEST(ProfileDiff, NodesThatPrintAlikeMatchInOrder) {
   EXPECT_EQ(diff.nodes.appeared[0].after.total_ns, 5'000);
 }
 
-TEST(ProfileDiff, FunctionInOneProfileOnlyIsAnError) {
+TEST(ProfileDiff, FunctionsInOneProfileOnlyAreListedApart) {
+  Profile before = make_profile({{.apply_name = "Conv(x, w)", .total_ns = 1'000'000}});
+  Profile after = before;
+  // predict only before, evaluate only after, both far slower than train: left out of the rest.
+  before.functions.push_back(
+      make_profile({{.apply_name = "Conv(x, w)", .total_ns = 9'000'000}}, "predict", 3)
+          .functions[0]);
+  after.functions.push_back(
+      make_profile({{.apply_name = "Softmax(y)", .total_ns = 7'000'000}}, "evaluate", 2)
+          .functions[0]);
+  const profile::ProfileDiff diff = profile::diff_profiles(before, after);
+  ASSERT_EQ(diff.functions.size(), 1u);
+  EXPECT_EQ(diff.functions[0].name, "train");
+  ASSERT_EQ(diff.functions_vanished.size(), 1u);
+  EXPECT_EQ(diff.functions_vanished[0].name, "predict");
+  EXPECT_EQ(diff.functions_vanished[0].before.call_count, 3);
+  EXPECT_FALSE(diff.functions_vanished[0].after.present);
+  ASSERT_EQ(diff.functions_appeared.size(), 1u);
+  EXPECT_EQ(diff.functions_appeared[0].name, "evaluate");
+  EXPECT_EQ(diff.functions_appeared[0].after.total_ns, 7'000'000);
+  EXPECT_EQ(diff.total.before.total_ns, 1'000'000);
+  EXPECT_EQ(diff.total.after.total_ns, 1'000'000);
+  EXPECT_EQ(diff.nodes.matched.size(), 1u);
+  EXPECT_TRUE(diff.nodes.appeared.empty());
+  EXPECT_TRUE(diff.nodes.vanished.empty());
+  EXPECT_TRUE(diff.ops.appeared.empty());
+  EXPECT_FALSE(diff.gate_failed);
+  const std::string text = profile::render_diff_text(diff);
+  EXPECT_NE(text.find("Functions that appeared (only in after): 1\n"
+                      "   <#call>      <time>   <time/call> <Function name>\n"
+                      "        2  7.000e-03s    3.500e-03s evaluate\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Functions that vanished (only in before): 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  Functions appeared: 1, vanished: 1 (not compared)\n"), std::string::npos)
+      << text;
+}
+
+TEST(ProfileDiff, ProfilesWithoutACommonFunctionCompareNothing) {
   const Profile before = make_profile({{.apply_name = "A(x)", .total_ns = 1}}, "train");
-  const Profile after = make_profile({{.apply_name = "A(x)", .total_ns = 1}}, "predict");
-  const Error error = testing::error_of(
-      [&] { (void)profile::diff_profiles(before, after, {}, "a.json", "b.json"); });
-  EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument) << error.what();
+  const Profile after = make_profile({{.apply_name = "A(x)", .total_ns = 100}}, "predict");
+  const profile::ProfileDiff diff = profile::diff_profiles(before, after, {}, "a.json", "b.json");
+  EXPECT_TRUE(diff.functions.empty());
+  EXPECT_EQ(diff.functions_vanished.size(), 1u);
+  EXPECT_EQ(diff.functions_appeared.size(), 1u);
+  EXPECT_TRUE(diff.nodes.matched.empty());
+  EXPECT_FALSE(diff.gate_failed);
+  const std::string text = profile::render_diff_text(diff);
+  EXPECT_NE(text.find("  No function is in both profiles: nothing was compared\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST(ProfileDiff, ProfileWithoutFunctionsIsAnError) {
@@ -357,6 +461,9 @@ TEST(ReportDiff, JsonHoldsEveryRow) {
   EXPECT_EQ(document["nodes"]["matched"][0]["slower"], true);
   EXPECT_EQ(document["nodes"]["appeared"][0]["name"], "Sqrt(x)");
   EXPECT_EQ(document["nodes"]["vanished"][0]["name"], "Log(x)");
+  EXPECT_EQ(document["nodes"]["matched"][0]["fastest_ratio"], 3.0);
+  EXPECT_TRUE(document["functions_appeared"].empty());
+  EXPECT_TRUE(document["functions_vanished"].empty());
   EXPECT_EQ(document["options"]["slower_percent"], profile::kDefaultSlowerPercent);
 }
 
