@@ -44,8 +44,8 @@ Action add_diff_command(CLI::App& app) {
   CLI::Option* gate =
       command
           ->add_option("--fail-if-slower", settings->slower_percent,
-                       "exit 7 when the total or a row above --min-share got slower per call by "
-                       "more than PCT percent, outside the noise spread (default PCT: 10)")
+                       "exit 7 when the total or a row above --min-share got slower by more than "
+                       "PCT percent in both mean and fastest call per call (default PCT: 10)")
           ->expected(0, 1)
           ->default_str("10")
           ->check(positive());
