@@ -7,8 +7,8 @@
 #endif
 #include "tscope/profile/json_export.h"
 
-// Type errors then name the field ("/profiles/0/title"); this is the only file that uses
-// nlohmann::json, and 3.11 tags the ABI with the setting, so other users could not clash anyway.
+// Type errors then name the field ("/profiles/0/title"). report_diff_json.cpp sets it too; 3.11
+// tags the ABI with the setting, so a user without it could not clash anyway.
 #define JSON_DIAGNOSTICS 1
 #include <nlohmann/json.hpp>
 

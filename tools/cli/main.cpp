@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   std::vector<tscope::cli::Action> actions = {tscope::cli::add_profile_command(app),
                                               tscope::cli::add_ops_command(app),
                                               tscope::cli::add_report_command(app),
+                                              tscope::cli::add_diff_command(app),
                                               tscope::cli::add_onnx_conformance_command(app),
                                               tscope::cli::add_run_command(app),
                                               tscope::cli::add_bench_command(app)};

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// `tscope diff BEFORE.json AFTER.json`: compare two saved profiles (profile_diff.h) and print the
+// comparison; `--fail-if-slower [PCT]` turns it into a gate that exits kDiffSlowerExitCode.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "tscope/profile/atomic_file.h"
+#include "tscope/profile/json_export.h"
+#include "tscope/profile/profile_diff.h"
+#include "tscope/profile/report_diff.h"
+#include "validators.h"
+
+namespace tscope::cli {
+namespace {
+// Every profile of a saved document as one (a file written at exit may hold several).
+profile::Profile read_profile(const std::string& path) {
+  profile::ProfileDocument document = profile::parse_profile_json(profile::read_file(path), path);
+  if (document.profiles.size() == 1) return std::move(document.profiles.front());
+  return profile::sum_profiles(document.profiles, "Sum of " + path);
+}
+}  // namespace
+
+Action add_diff_command(CLI::App& app) {
+  struct Settings {
+    std::string before_path;
+    std::string after_path;
+    double slower_percent = profile::kDefaultSlowerPercent;
+    double min_share_percent = profile::kDefaultMinSharePercent;
+    int n_rows = 20;
+    std::string json_path;
+  };
+  auto settings = std::make_shared<Settings>();
+  CLI::App* command = app.add_subcommand(
+      "diff", "Compare two profiles saved as JSON: functions, Class, Ops and Apply rows, memory");
+  command->add_option("before", settings->before_path, "the baseline profile JSON")
+      ->required()
+      ->check(CLI::ExistingFile);
+  command->add_option("after", settings->after_path, "the profile JSON to compare with it")
+      ->required()
+      ->check(CLI::ExistingFile);
+  CLI::Option* gate =
+      command
+          ->add_option("--fail-if-slower", settings->slower_percent,
+                       "exit 7 when the total or a row above --min-share got slower by more than "
+                       "PCT percent in both mean and fastest call per call (default PCT: 10)")
+          ->expected(0, 1)
+          ->default_str("10")
+          ->check(positive());
+  command
+      ->add_option("--min-share", settings->min_share_percent,
+                   "rows holding less than this percentage of the total time never count as "
+                   "slower (default: 1)")
+      ->check(non_negative());
+  command->add_option("--n-rows", settings->n_rows, "rows in each table (default: 20)")
+      ->check(positive());
+  command->add_option("--json", settings->json_path, "also write the comparison as JSON here");
+  return [command, settings, gate]() {
+    if (!command->parsed()) return -1;
+    const profile::Profile before = read_profile(settings->before_path);
+    const profile::Profile after = read_profile(settings->after_path);
+    const profile::ProfileDiff diff =
+        profile::diff_profiles(before, after,
+                               {.slower_percent = settings->slower_percent,
+                                .min_share_percent = settings->min_share_percent},
+                               settings->before_path, settings->after_path);
+    std::cout << profile::render_diff_text(diff, {.n_rows = settings->n_rows});
+    if (!settings->json_path.empty()) {
+      profile::write_file_atomically(settings->json_path, profile::render_diff_json(diff));
+    }
+    return gate->count() > 0 && diff.gate_failed ? kDiffSlowerExitCode : 0;
+  };
+}
+
+}  // namespace tscope::cli
