@@ -26,6 +26,9 @@ tscope::Function chain_function(bool profile, bool allow_gc) {
   // allow_gc=false keeps every output buffer for the next call, so kernels reuse it instead of
   // allocating: the figure is then closest to pure dispatch.
   options.allow_gc = allow_gc;
+  // Fusion would make the chain a few Composite nodes, and in-place writes would spare the
+  // allocating path: the figure is meant to be one node's dispatch.
+  options.excluded_rewrites = {"fuse_elementwise", "use_inplace"};
   return function({x}, {y}, {}, options);
 }
 
