@@ -40,6 +40,16 @@ constexpr std::uint32_t kChunkRecords = 4096;
 
 constinit std::atomic<std::int64_t (*)()> g_injected_clock{nullptr};
 constinit std::atomic<bool> g_use_tsc{false};
+// What read_ticks() reads, in one word so the hot path loads one flag: see ClockMode.
+enum ClockMode : int { kClockTsc = 0, kClockSteady = 1, kClockInjected = 2 };
+constinit std::atomic<int> g_clock_mode{kClockSteady};
+
+void update_clock_mode() noexcept {
+  const int mode = g_injected_clock.load(std::memory_order_relaxed) != nullptr ? kClockInjected
+                   : g_use_tsc.load(std::memory_order_relaxed)                 ? kClockTsc
+                                                                               : kClockSteady;
+  g_clock_mode.store(mode, std::memory_order_relaxed);
+}
 
 std::int64_t steady_ticks() noexcept {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -48,10 +58,10 @@ std::int64_t steady_ticks() noexcept {
 }
 
 inline std::int64_t read_ticks() noexcept {
-  if (auto* injected = g_injected_clock.load(std::memory_order_relaxed)) [[unlikely]] {
-    return injected();
-  }
-  return g_use_tsc.load(std::memory_order_relaxed) ? read_tsc() : steady_ticks();
+  const int mode = g_clock_mode.load(std::memory_order_relaxed);
+  if (mode == kClockTsc) [[likely]] return read_tsc();
+  if (mode == kClockSteady) return steady_ticks();
+  return g_injected_clock.load(std::memory_order_relaxed)();
 }
 
 struct PathKey {
@@ -71,6 +81,7 @@ struct TreeNode {
   std::int64_t call_count = 0;
   std::int64_t total_ticks = 0;
   std::int64_t self_ticks = 0;
+  std::int32_t last_child = -1;  // the child entered last: loops re-enter it, skipping the map
 };
 struct OpenFrame {
   std::int32_t node;
@@ -90,31 +101,44 @@ struct ThreadTree {
   std::vector<OpenFrame> open;  // the zones entered and not yet left, innermost last
   std::vector<ValueStats> values;
   std::int64_t record_count = 0;
+  std::int32_t last_root = -1;  // the root entered last
 
-  void apply(const Record& record) {
-    ++record_count;
+  // Replays records in order; runs once per record, so it stays small and inlined.
+  [[gnu::always_inline]] void apply(const Record& record) {
     if (record.site == nullptr) {
-      if (open.empty()) return;  // the entry was forgotten by reset_host_zones
-      const OpenFrame frame = open.back();
-      open.pop_back();
-      const std::int64_t duration = record.value - frame.start_ticks;
-      TreeNode& node = nodes[static_cast<std::size_t>(frame.node)];
+      if (open.empty()) [[unlikely]] return;  // the entry was forgotten by reset_host_zones
+      OpenFrame* const frame = &open.back();
+      const std::int64_t duration = record.value - frame->start_ticks;
+      TreeNode& node = nodes[static_cast<std::size_t>(frame->node)];
       node.call_count += 1;
       node.total_ticks += duration;
-      node.self_ticks += duration - frame.child_ticks;
-      if (!open.empty()) open.back().child_ticks += duration;
-    } else if (record.site->kind == ZoneKind::Value) {
+      node.self_ticks += duration - frame->child_ticks;
+      if (frame != open.data()) frame[-1].child_ticks += duration;
+      open.pop_back();
+    } else if (record.site->kind == ZoneKind::Value) [[unlikely]] {
       add_value(record.site, std::bit_cast<double>(record.value));
     } else {
       const std::int32_t parent = open.empty() ? -1 : open.back().node;
-      auto [it, inserted] =
-          node_of.try_emplace({parent, record.site}, static_cast<std::int32_t>(nodes.size()));
-      if (inserted) nodes.push_back({.site = record.site, .parent = parent});
-      open.push_back({.node = it->second, .start_ticks = record.value, .child_ticks = 0});
+      std::int32_t node =
+          parent < 0 ? last_root : nodes[static_cast<std::size_t>(parent)].last_child;
+      if (node < 0 || nodes[static_cast<std::size_t>(node)].site != record.site) [[unlikely]] {
+        node = find_or_add(parent, record.site);
+      }
+      open.push_back({.node = node, .start_ticks = record.value, .child_ticks = 0});
     }
   }
 
-  void add_value(const ZoneSite* site, double value) {
+  // The node for `site` under `parent`, made when new; remembered as the parent's last child.
+  [[gnu::noinline]] std::int32_t find_or_add(std::int32_t parent, const ZoneSite* site) {
+    auto [it, inserted] =
+        node_of.try_emplace({parent, site}, static_cast<std::int32_t>(nodes.size()));
+    if (inserted) nodes.push_back({.site = site, .parent = parent});
+    const std::int32_t node = it->second;
+    (parent < 0 ? last_root : nodes[static_cast<std::size_t>(parent)].last_child) = node;
+    return node;
+  }
+
+  [[gnu::noinline]] void add_value(const ZoneSite* site, double value) {
     for (ValueStats& stats : values) {
       if (stats.site != site) continue;
       stats.count += 1;
@@ -141,15 +165,21 @@ struct ThreadBuffer {
   void fold() {
     const std::uint32_t published = count.load(std::memory_order_acquire);
     for (std::uint32_t i = 0; i < published; ++i) tree.apply(records[i]);
+    tree.record_count += published;
     count.store(0, std::memory_order_relaxed);
   }
 };
 
+// Out of line, so the hot path that calls it keeps a small frame.
+[[gnu::noinline, gnu::cold]] void fold_full_chunk(ThreadBuffer& buffer) noexcept {
+  std::lock_guard lock(buffer.mutex);
+  buffer.fold();
+}
+
 inline void append(ThreadBuffer& buffer, const ZoneSite* site, std::int64_t value) noexcept {
   std::uint32_t used = buffer.count.load(std::memory_order_relaxed);
   if (used == kChunkRecords) [[unlikely]] {
-    std::lock_guard lock(buffer.mutex);
-    buffer.fold();
+    fold_full_chunk(buffer);
     used = 0;
   }
   buffer.records[used] = {site, value};
@@ -225,6 +255,7 @@ void prepare_clock() noexcept {
   } catch (...) {
     g_use_tsc.store(false, std::memory_order_relaxed);
   }
+  update_clock_mode();
 }
 
 // Reads the profile flag on first use; true when zones are on.
@@ -273,18 +304,27 @@ std::string kind_name(ZoneKind kind) {
   return "zone";
 }
 
+// The first zone of a thread, or zones not yet known to be on.
+[[gnu::noinline]] bool zone_begin_slow(const ZoneSite* site) noexcept {
+  if (detail::g_zone_state.load(std::memory_order_relaxed) != detail::kZonesOn &&
+      !resolve_zones_on()) {
+    return false;
+  }
+  ThreadBuffer* buffer = t_buffer;
+  if (buffer == nullptr) buffer = attach_thread();
+  if (buffer == nullptr) return false;
+  append(*buffer, site, read_ticks());
+  return true;
+}
+
 }  // namespace
 
 namespace detail {
 
 bool zone_begin(const ZoneSite* site) noexcept {
-  if (g_zone_state.load(std::memory_order_relaxed) != kZonesOn && !resolve_zones_on()) {
-    return false;
-  }
-  ThreadBuffer* buffer = t_buffer;
-  if (buffer == nullptr) [[unlikely]] {
-    buffer = attach_thread();
-    if (buffer == nullptr) return false;
+  ThreadBuffer* const buffer = t_buffer;
+  if (g_zone_state.load(std::memory_order_relaxed) != kZonesOn || buffer == nullptr) [[unlikely]] {
+    return zone_begin_slow(site);
   }
   append(*buffer, site, read_ticks());
   return true;
@@ -292,7 +332,7 @@ bool zone_begin(const ZoneSite* site) noexcept {
 
 void zone_end() noexcept {
   const std::int64_t ticks = read_ticks();
-  if (ThreadBuffer* buffer = t_buffer) append(*buffer, nullptr, ticks);
+  if (ThreadBuffer* const buffer = t_buffer) [[likely]] append(*buffer, nullptr, ticks);
 }
 
 void zone_value(const ZoneSite* site, double value) noexcept {
@@ -367,6 +407,7 @@ HostRecord snapshot_host_zones() {
       // The chunk's published records, replayed on the copy: the owner keeps appending past them.
       const std::uint32_t published = buffer->count.load(std::memory_order_acquire);
       for (std::uint32_t i = 0; i < published; ++i) tree.apply(buffer->records[i]);
+      tree.record_count += published;
       thread.thread_index = buffer->thread_index;
       thread.os_thread_id = buffer->os_thread_id;
       thread.name = buffer->name;
@@ -409,6 +450,7 @@ std::int64_t host_zone_record_count() noexcept {
 
 void set_zone_clock_for_testing(std::int64_t (*read_ticks_fn)()) noexcept {
   g_injected_clock.store(read_ticks_fn, std::memory_order_relaxed);
+  update_clock_mode();
 }
 
 void reset_host_zones() {
@@ -437,11 +479,11 @@ void reset_host_zones() {
 double measure_zone_overhead_ns() {
   static constexpr ZoneSite kSite{"overhead", "measure_zone_overhead_ns", __FILE__, __LINE__,
                                   ZoneKind::Zone};
-  constexpr int kPairs = kChunkRecords / 2;
+  // Four chunks per batch, so the cost of folding full chunks into the tree is included.
+  constexpr int kPairs = 2 * kChunkRecords;
   ThreadBuffer scratch;
   double best_ns = 1e9;
   for (int batch = 0; batch < 5; ++batch) {
-    scratch.count.store(0, std::memory_order_relaxed);
     const std::int64_t start_ns = steady_ticks();
     for (int i = 0; i < kPairs; ++i) {
       append(scratch, &kSite, read_ticks());
