@@ -224,7 +224,9 @@ struct ThreadRetirer {
     std::lock_guard lock(buffer->mutex);
     buffer->fold();
     buffer->records.reset();
-    buffer->exited = true;
+    // exit() runs the main thread's thread_local destructors before the exit-time writer: the
+    // main thread is ending with the process, not before it.
+    buffer->exited = buffer->os_thread_id != static_cast<std::int64_t>(::getpid());
   }
 };
 thread_local ThreadRetirer t_retirer;
@@ -234,6 +236,7 @@ ThreadBuffer* attach_thread() noexcept {
   try {
     auto buffer = std::make_unique<ThreadBuffer>();
     buffer->os_thread_id = static_cast<std::int64_t>(::syscall(SYS_gettid));
+    if (buffer->os_thread_id == static_cast<std::int64_t>(::getpid())) buffer->name = "main";
     Registry& shared = registry();
     {
       std::lock_guard lock(shared.mutex);

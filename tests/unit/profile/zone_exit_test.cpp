@@ -54,6 +54,9 @@ TEST(ZoneExit, ZonesOnlyProcessWritesItsZonesAtExit) {
   EXPECT_TRUE(written.functions.empty());
   ASSERT_EQ(written.host.threads.size(), 2U);
   EXPECT_TRUE(written.host.threads[0].exited);
+  // The main thread ends with the process: named, and not reported as exited early.
+  EXPECT_EQ(written.host.threads[1].name, "main");
+  EXPECT_FALSE(written.host.threads[1].exited);
   EXPECT_GT(written.host.zone_overhead_ns, 0);
   const profile::ZoneThreadRecord merged = profile::merge_zone_threads(written.host);
   std::int64_t load_calls = 0;
