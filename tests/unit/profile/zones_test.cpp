@@ -12,6 +12,9 @@
 namespace zones_header_only {
 int run(int count);
 }
+namespace zones_compiled_out {
+int run(int count, int& value_evaluations);
+}
 
 namespace tscope {
 namespace {
@@ -172,6 +175,13 @@ TEST_F(Zones, OffPathRecordsNothing) {
   EXPECT_EQ(zones_header_only::run(10), 55);
   EXPECT_TRUE(profile::snapshot_host_zones().empty());
   EXPECT_EQ(profile::host_zone_record_count(), 0);
+}
+
+TEST_F(Zones, CompiledOutMacrosRecordNothingAndSkipTheirArguments) {
+  int value_evaluations = 0;
+  EXPECT_EQ(zones_compiled_out::run(10, value_evaluations), 45);
+  EXPECT_EQ(value_evaluations, 0);
+  EXPECT_TRUE(profile::snapshot_host_zones().empty());
 }
 
 TEST_F(Zones, ZoneEnteredBeforeSwitchingOffIsStillClosed) {
