@@ -118,6 +118,11 @@ void render_function_section(const Profile& profile, std::string& out) {
     out += fmt::sprintf("  Profiler overhead: %.1f ns per node execution (measured)\n",
                         profile.overhead_ns_per_node);
   }
+  if (profile.host.zone_overhead_ns >= 0) {
+    out += fmt::sprintf(
+        "  Zone overhead: %.1f ns per zone enter+exit (measured; Host zones below)\n",
+        profile.host.zone_overhead_ns);
+  }
   if (!profile.clock.empty()) {
     out += "  Node clock: " + profile.clock;
     if (profile.clock_read_ns >= 0)

@@ -31,8 +31,10 @@ std::string site_label(const HostRecord& host, std::int64_t site) {
   return fmt::format("{} ({}:{})", record.name, base_name(record.file), record.line);
 }
 
-void render_totals_table(const HostRecord& host, const std::vector<ZoneTotals>& rows,
-                         std::size_t shown, std::string& out) {
+void render_totals_table(const HostRecord& host,
+                         const std::vector<ZoneTotals>& rows,
+                         std::size_t shown,
+                         std::string& out) {
   out += "   ncalls  tottime  percall  cumtime  percall zone (file:line)\n";
   for (std::size_t i = 0; i < shown; ++i) {
     const ZoneTotals& row = rows[i];
@@ -48,19 +50,24 @@ void render_totals_table(const HostRecord& host, const std::vector<ZoneTotals>& 
   }
 }
 
-void render_edge_line(const HostRecord& host, const ZoneEdge& edge, std::int64_t site,
+void render_edge_line(const HostRecord& host,
+                      const ZoneEdge& edge,
+                      std::int64_t site,
                       std::string& out) {
   out += fmt::sprintf("    %9d %8.3f %8.3f  %s\n", edge.call_count, seconds(edge.self_ns),
                       seconds(edge.total_ns), site_label(host, site));
 }
 
-void render_callers_callees(const HostRecord& host, const std::vector<ZoneTotals>& rows,
-                            std::size_t count, const std::vector<ZoneEdge>& edges,
+void render_callers_callees(const HostRecord& host,
+                            const std::vector<ZoneTotals>& rows,
+                            std::size_t count,
+                            const std::vector<ZoneEdge>& edges,
                             std::string& out) {
   if (count == 0) return;
-  out += fmt::format("\n  Callers and callees of the top {} zones (ncalls, tottime and cumtime "
-                     "of the call under that caller):\n",
-                     count);
+  out += fmt::format(
+      "\n  Callers and callees of the top {} zones (ncalls, tottime and cumtime "
+      "of the call under that caller):\n",
+      count);
   for (std::size_t i = 0; i < count; ++i) {
     const std::int64_t site = rows[i].site;
     out += "  " + site_label(host, site) + "\n";
@@ -118,12 +125,13 @@ std::string render_zone_section(const HostRecord& host, const TextReportOptions&
   const ZoneThreadRecord merged = merge_zone_threads(host);
   std::vector<ZoneTotals> rows = zone_totals(merged);
   const bool by_cumtime = options.sort_zones_by_cumtime;
-  std::stable_sort(rows.begin(), rows.end(), [by_cumtime](const ZoneTotals& a, const ZoneTotals& b) {
-    const std::int64_t a_ns = by_cumtime ? a.cumulative_ns : a.self_ns;
-    const std::int64_t b_ns = by_cumtime ? b.cumulative_ns : b.self_ns;
-    if (a_ns != b_ns) return a_ns > b_ns;
-    return a.call_count > b.call_count;
-  });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [by_cumtime](const ZoneTotals& a, const ZoneTotals& b) {
+                     const std::int64_t a_ns = by_cumtime ? a.cumulative_ns : a.self_ns;
+                     const std::int64_t b_ns = by_cumtime ? b.cumulative_ns : b.self_ns;
+                     if (a_ns != b_ns) return a_ns > b_ns;
+                     return a.call_count > b.call_count;
+                   });
   std::int64_t calls = 0;
   for (const ZoneNodeRecord& node : merged.nodes) calls += node.call_count;
   std::int64_t exited = 0;
@@ -136,7 +144,8 @@ std::string render_zone_section(const HostRecord& host, const TextReportOptions&
     out += fmt::sprintf("  Zone overhead: %.1f ns per zone enter+exit (measured)\n",
                         host.zone_overhead_ns);
   }
-  out += fmt::format("  Sorted by: {} (all threads merged)\n\n", by_cumtime ? "cumtime" : "tottime");
+  out +=
+      fmt::format("  Sorted by: {} (all threads merged)\n\n", by_cumtime ? "cumtime" : "tottime");
   const std::size_t shown =
       std::min(rows.size(), static_cast<std::size_t>(std::max(options.n_zones, 0)));
   render_totals_table(host, rows, shown, out);

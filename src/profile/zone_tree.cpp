@@ -20,8 +20,8 @@ ZoneThreadRecord merge_zone_threads(const HostRecord& host) {
       const ZoneNodeRecord& node = thread.nodes[i];
       const std::int64_t parent =
           node.parent < 0 ? -1 : local_to_merged[static_cast<std::size_t>(node.parent)];
-      auto [it, inserted] = index_of.try_emplace({parent, node.site},
-                                                 static_cast<std::int64_t>(merged.nodes.size()));
+      auto [it, inserted] =
+          index_of.try_emplace({parent, node.site}, static_cast<std::int64_t>(merged.nodes.size()));
       if (inserted) merged.nodes.push_back({.site = node.site, .parent = parent});
       ZoneNodeRecord& target = merged.nodes[static_cast<std::size_t>(it->second)];
       target.call_count += node.call_count;

@@ -59,7 +59,8 @@ std::int64_t steady_ticks() noexcept {
 
 inline std::int64_t read_ticks() noexcept {
   const int mode = g_clock_mode.load(std::memory_order_relaxed);
-  if (mode == kClockTsc) [[likely]] return read_tsc();
+  if (mode == kClockTsc) [[likely]]
+    return read_tsc();
   if (mode == kClockSteady) return steady_ticks();
   return g_injected_clock.load(std::memory_order_relaxed)();
 }
@@ -106,7 +107,8 @@ struct ThreadTree {
   // Replays records in order; runs once per record, so it stays small and inlined.
   [[gnu::always_inline]] void apply(const Record& record) {
     if (record.site == nullptr) {
-      if (open.empty()) [[unlikely]] return;  // the entry was forgotten by reset_host_zones
+      if (open.empty()) [[unlikely]]
+        return;  // the entry was forgotten by reset_host_zones
       OpenFrame* const frame = &open.back();
       const std::int64_t duration = record.value - frame->start_ticks;
       TreeNode& node = nodes[static_cast<std::size_t>(frame->node)];
@@ -273,8 +275,7 @@ bool resolve_zones_on() noexcept {
   }
   if (on) prepare_clock();
   int expected = detail::kZonesUndecided;
-  detail::g_zone_state.compare_exchange_strong(expected,
-                                               on ? detail::kZonesOn : detail::kZonesOff);
+  detail::g_zone_state.compare_exchange_strong(expected, on ? detail::kZonesOn : detail::kZonesOff);
   state = detail::g_zone_state.load(std::memory_order_acquire);
   if (state == detail::kZonesOn && on) {
     try {
@@ -335,7 +336,8 @@ bool zone_begin(const ZoneSite* site) noexcept {
 
 void zone_end() noexcept {
   const std::int64_t ticks = read_ticks();
-  if (ThreadBuffer* const buffer = t_buffer) [[likely]] append(*buffer, nullptr, ticks);
+  if (ThreadBuffer* const buffer = t_buffer) [[likely]]
+    append(*buffer, nullptr, ticks);
 }
 
 void zone_value(const ZoneSite* site, double value) noexcept {
@@ -358,7 +360,9 @@ void set_zones_enabled(bool enabled) noexcept {
 
 bool zones_enabled() noexcept { return resolve_zones_on(); }
 
-const ZoneSite* intern_zone_site(std::string_view name, std::string_view file, std::uint32_t line,
+const ZoneSite* intern_zone_site(std::string_view name,
+                                 std::string_view file,
+                                 std::uint32_t line,
                                  ZoneKind kind) {
   Registry& shared = registry();
   std::lock_guard lock(shared.mutex);
@@ -389,7 +393,8 @@ HostRecord snapshot_host_zones() {
   const double tick_ns = ns_per_tick();
   std::map<const ZoneSite*, std::int64_t> site_index;
   auto index_of = [&](const ZoneSite* site) {
-    auto [it, inserted] = site_index.try_emplace(site, static_cast<std::int64_t>(host.sites.size()));
+    auto [it, inserted] =
+        site_index.try_emplace(site, static_cast<std::int64_t>(host.sites.size()));
     if (inserted) {
       host.sites.push_back({.name = site->name,
                             .function = site->function,

@@ -140,8 +140,8 @@ struct ZoneSiteRecord {
 
 /// One node of a thread's zone call tree: a site reached through one chain of callers.
 struct ZoneNodeRecord {
-  std::int64_t site = 0;    ///< index into HostRecord::sites
-  std::int64_t parent = -1; ///< index into the thread's nodes; -1: a root (no enclosing zone)
+  std::int64_t site = 0;     ///< index into HostRecord::sites
+  std::int64_t parent = -1;  ///< index into the thread's nodes; -1: a root (no enclosing zone)
   std::int64_t call_count = 0;
   std::int64_t total_ns = 0;  ///< entry to exit, children included
   std::int64_t self_ns = 0;   ///< total_ns less the children's total_ns
@@ -172,8 +172,8 @@ struct ZoneThreadRecord {
 struct HostRecord {
   std::vector<ZoneSiteRecord> sites;
   std::vector<ZoneThreadRecord> threads;
-  std::string clock;               ///< time source of zone timings: "rdtsc", "steady_clock", "injected"
-  double zone_overhead_ns = -1;    ///< measured cost of one zone enter+exit; negative: unknown
+  std::string clock;             ///< zone time source: "rdtsc", "steady_clock", "injected"
+  double zone_overhead_ns = -1;  ///< measured cost of one zone enter+exit; negative: unknown
 
   [[nodiscard]] bool empty() const noexcept { return threads.empty(); }
 };

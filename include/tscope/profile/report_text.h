@@ -2,8 +2,8 @@
 #pragma once
 /// The text report, in the layout of Theano's ProfileStats.summary: Function, Globals, Class, Ops,
 /// Apply, Apply by input signature, Memory, Optimizer and Tips sections, then Host zones in
-/// cProfile's layout (a profile holding zones only prints that section alone). A pure function of the
-/// Profile, so a profile read back from JSON renders byte for byte as the live one.
+/// cProfile's layout (a profile holding zones only prints that section alone). A pure function
+/// of the Profile, so a profile read back from JSON renders byte for byte as the live one.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -19,8 +19,10 @@ namespace tscope::profile {
 
 /// A site made at run time (a graph Function's name), kept for the life of the process; the same
 /// (name, file, line, kind) gives the same pointer. Thread-safe; locks.
-[[nodiscard]] const ZoneSite* intern_zone_site(std::string_view name, std::string_view file,
-                                               std::uint32_t line, ZoneKind kind);
+[[nodiscard]] const ZoneSite* intern_zone_site(std::string_view name,
+                                               std::string_view file,
+                                               std::uint32_t line,
+                                               ZoneKind kind);
 
 /// Names the calling thread in the report ("loader 3"); thread-safe.
 void set_zone_thread_name(std::string_view name);

@@ -95,25 +95,24 @@ inline void record_zone_value(const ZoneSite* site, double value) noexcept {
 
 #if TSCOPE_ZONES
 /// A zone named `name` (a string literal) from here to the end of the enclosing scope.
-#define TSCOPE_ZONE(name)                                                                         \
+#define TSCOPE_ZONE(name)                                                                       \
   static constexpr ::tscope::profile::ZoneSite TSCOPE_ZONE_CONCAT(tscope_zone_site_, __LINE__){ \
-      name, __func__, __FILE__, __LINE__, ::tscope::profile::ZoneKind::Zone};                    \
-  const ::tscope::profile::ZoneScope TSCOPE_ZONE_CONCAT(tscope_zone_, __LINE__)(                 \
-      &TSCOPE_ZONE_CONCAT(tscope_zone_site_, __LINE__))
+      name, __func__, __FILE__, __LINE__, ::tscope::profile::ZoneKind::Zone};                   \
+  const ::tscope::profile::ZoneScope TSCOPE_ZONE_CONCAT(                                        \
+      tscope_zone_, __LINE__)(&TSCOPE_ZONE_CONCAT(tscope_zone_site_, __LINE__))
 /// A zone named after the enclosing function, to the end of the enclosing scope.
-#define TSCOPE_FUNCTION()                                                                         \
+#define TSCOPE_FUNCTION()                                                                       \
   static constexpr ::tscope::profile::ZoneSite TSCOPE_ZONE_CONCAT(tscope_zone_site_, __LINE__){ \
-      __func__, __func__, __FILE__, __LINE__, ::tscope::profile::ZoneKind::Zone};                \
-  const ::tscope::profile::ZoneScope TSCOPE_ZONE_CONCAT(tscope_zone_, __LINE__)(                 \
-      &TSCOPE_ZONE_CONCAT(tscope_zone_site_, __LINE__))
+      __func__, __func__, __FILE__, __LINE__, ::tscope::profile::ZoneKind::Zone};               \
+  const ::tscope::profile::ZoneScope TSCOPE_ZONE_CONCAT(                                        \
+      tscope_zone_, __LINE__)(&TSCOPE_ZONE_CONCAT(tscope_zone_site_, __LINE__))
 /// Records a number (converted to double) under `name`, e.g. the batch size or atoms placed.
-#define TSCOPE_ZONE_VALUE(name, value)                                                            \
-  do {                                                                                            \
-    static constexpr ::tscope::profile::ZoneSite TSCOPE_ZONE_CONCAT(tscope_zone_value_,          \
-                                                                    __LINE__){                    \
-        name, __func__, __FILE__, __LINE__, ::tscope::profile::ZoneKind::Value};                 \
-    ::tscope::profile::record_zone_value(&TSCOPE_ZONE_CONCAT(tscope_zone_value_, __LINE__),      \
-                                         static_cast<double>(value));                            \
+#define TSCOPE_ZONE_VALUE(name, value)                                                             \
+  do {                                                                                             \
+    static constexpr ::tscope::profile::ZoneSite TSCOPE_ZONE_CONCAT(tscope_zone_value_, __LINE__){ \
+        name, __func__, __FILE__, __LINE__, ::tscope::profile::ZoneKind::Value};                   \
+    ::tscope::profile::record_zone_value(&TSCOPE_ZONE_CONCAT(tscope_zone_value_, __LINE__),        \
+                                         static_cast<double>(value));                              \
   } while (false)
 /// A zone for a site made at run time (intern_zone_site); the runtime uses it for Function calls.
 #define TSCOPE_ZONE_SITE(site_pointer) \

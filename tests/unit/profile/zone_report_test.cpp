@@ -16,25 +16,41 @@ profile::HostRecord training_loop_zones() {
   profile::HostRecord host;
   host.clock = "injected";
   host.sites = {
-      {.name = "main loop", .function = "main", .file = "/src/train.cpp", .line = 10, .kind = "zone"},
+      {.name = "main loop",
+       .function = "main",
+       .file = "/src/train.cpp",
+       .line = 10,
+       .kind = "zone"},
       {.name = "train_step", .function = "train_step", .kind = "function"},
-      {.name = "load_batch", .function = "load_batch", .file = "loader.cpp", .line = 20,
+      {.name = "load_batch",
+       .function = "load_batch",
+       .file = "loader.cpp",
+       .line = 20,
        .kind = "zone"},
-      {.name = "voxelize", .function = "image_from_atoms", .file = "voxelize.cpp", .line = 84,
+      {.name = "voxelize",
+       .function = "image_from_atoms",
+       .file = "voxelize.cpp",
+       .line = 84,
        .kind = "zone"},
-      {.name = "atoms", .function = "image_from_atoms", .file = "voxelize.cpp", .line = 90,
+      {.name = "atoms",
+       .function = "image_from_atoms",
+       .file = "voxelize.cpp",
+       .line = 90,
        .kind = "value"},
   };
   profile::ZoneThreadRecord main_thread{.thread_index = 0, .os_thread_id = 100, .name = "main"};
   main_thread.nodes = {
       {.site = 0, .parent = -1, .call_count = 2, .total_ns = 10 * kSecond, .self_ns = kSecond / 2},
       {.site = 1, .parent = 0, .call_count = 2, .total_ns = 4 * kSecond, .self_ns = 4 * kSecond},
-      {.site = 2, .parent = 0, .call_count = 2, .total_ns = 11 * kSecond / 2,
+      {.site = 2,
+       .parent = 0,
+       .call_count = 2,
+       .total_ns = 11 * kSecond / 2,
        .self_ns = kSecond / 2},
       {.site = 3, .parent = 2, .call_count = 64, .total_ns = 5 * kSecond, .self_ns = 5 * kSecond},
   };
-  profile::ZoneThreadRecord loader{.thread_index = 1, .os_thread_id = 101, .name = "loader 1",
-                                   .exited = true};
+  profile::ZoneThreadRecord loader{
+      .thread_index = 1, .os_thread_id = 101, .name = "loader 1", .exited = true};
   loader.nodes = {
       {.site = 2, .parent = -1, .call_count = 3, .total_ns = 6 * kSecond, .self_ns = kSecond},
       {.site = 3, .parent = 0, .call_count = 96, .total_ns = 5 * kSecond, .self_ns = 5 * kSecond},
@@ -96,6 +112,20 @@ TEST(ZoneReport, SortsByCumtimeAndListsCallees) {
       << text;
   EXPECT_NE(text.find("<outside any zone>"), std::string::npos) << text;
   EXPECT_EQ(text.find("more rows"), std::string::npos) << text;
+}
+
+TEST(ZoneReport, FlagsSetRowsAndSortKey) {
+  const profile::TextReportOptions report = profile::report_options(
+      profile::parse_flags("profiling.n_zones=3,profiling.zone_sort=cumtime"));
+  EXPECT_EQ(report.n_zones, 3);
+  EXPECT_TRUE(report.sort_zones_by_cumtime);
+  EXPECT_FALSE(profile::report_options(profile::parse_flags("")).sort_zones_by_cumtime);
+  try {
+    (void)profile::parse_flags("profiling.zone_sort=ncalls");
+    ADD_FAILURE() << "expected Error(BadFlag)";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::BadFlag);
+  }
 }
 
 TEST(ZoneReport, EmptyHostPrintsNothing) {

@@ -2,12 +2,13 @@
 // Host zones (zones.h): recording from several threads, nesting, thread exit, the off path, and
 // graph functions nested under the zone that calls them. Times come from an injected clock that
 // advances 10 ns per read on each thread, so every figure is exact.
+#include "tscope/profile/zones.h"
+
 #include <thread>
 #include <vector>
 
 #include "support/test_util.h"
 #include "tscope/profile/zone_recorder.h"
-#include "tscope/profile/zones.h"
 
 namespace zones_header_only {
 int run(int count);
@@ -111,8 +112,8 @@ TEST_F(Zones, RecursionCountsCumulativeTimeOnce) {
   const std::vector<profile::ZoneTotals> totals = profile::zone_totals(host.threads[0]);
   const profile::ZoneTotals& row = totals_of(host, totals, "recurse");
   EXPECT_EQ(row.call_count, 3);
-  EXPECT_EQ(row.cumulative_ns, 5 * kTickNs);  // the outermost call only, as cProfile counts
-  EXPECT_EQ(row.self_ns, 5 * kTickNs);        // self times 10 + 20 + 20 ns, depth 0 to 2
+  EXPECT_EQ(row.cumulative_ns, 5 * kTickNs);    // the outermost call only, as cProfile counts
+  EXPECT_EQ(row.self_ns, 5 * kTickNs);          // self times 10 + 20 + 20 ns, depth 0 to 2
   EXPECT_EQ(host.threads[0].nodes.size(), 3U);  // one node per depth in the call tree
   EXPECT_EQ(host.sites[static_cast<std::size_t>(row.site)].function, "recurse");
 }
@@ -156,8 +157,8 @@ TEST_F(Zones, SnapshotReadsALiveThreadWhileItRecords) {
   for (int i = 0; i < 20; ++i) {
     const profile::HostRecord host = profile::snapshot_host_zones();
     ASSERT_EQ(host.threads.size(), 1U);
-    const std::int64_t calls = totals_of(host, profile::zone_totals(host.threads[0]), "outer")
-                                   .call_count;
+    const std::int64_t calls =
+        totals_of(host, profile::zone_totals(host.threads[0]), "outer").call_count;
     EXPECT_GE(calls, previous);
     previous = calls;
   }
