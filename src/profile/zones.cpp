@@ -210,6 +210,8 @@ Registry& registry() {
 
 constinit thread_local ThreadBuffer* t_buffer = nullptr;
 constinit thread_local bool t_exited = false;
+// set_zone_thread_name() before the thread's first zone.
+thread_local std::string t_pending_name;
 
 // Its destructor runs at thread exit: the thread's records are folded into its tree, which stays
 // in the registry, and the chunk is freed.
@@ -238,7 +240,11 @@ ThreadBuffer* attach_thread() noexcept {
   try {
     auto buffer = std::make_unique<ThreadBuffer>();
     buffer->os_thread_id = static_cast<std::int64_t>(::syscall(SYS_gettid));
-    if (buffer->os_thread_id == static_cast<std::int64_t>(::getpid())) buffer->name = "main";
+    if (!t_pending_name.empty()) {
+      buffer->name = std::move(t_pending_name);
+    } else if (buffer->os_thread_id == static_cast<std::int64_t>(::getpid())) {
+      buffer->name = "main";
+    }
     Registry& shared = registry();
     {
       std::lock_guard lock(shared.mutex);
@@ -378,9 +384,12 @@ const ZoneSite* intern_zone_site(std::string_view name,
 }
 
 void set_zone_thread_name(std::string_view name) {
-  ThreadBuffer* buffer = t_buffer;
-  if (buffer == nullptr) buffer = attach_thread();
-  if (buffer == nullptr) return;
+  ThreadBuffer* const buffer = t_buffer;
+  if (buffer == nullptr) {
+    // No buffer yet (zones off, or none recorded): keep the name for when the thread attaches.
+    t_pending_name = std::string(name);
+    return;
+  }
   std::lock_guard lock(buffer->mutex);
   buffer->name = std::string(name);
 }

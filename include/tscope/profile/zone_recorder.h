@@ -24,7 +24,8 @@ namespace tscope::profile {
                                                std::uint32_t line,
                                                ZoneKind kind);
 
-/// Names the calling thread in the report ("loader 3"); thread-safe.
+/// Names the calling thread in the report ("loader 3"); thread-safe. Allocates nothing for the
+/// zones themselves: a thread that never records is not listed.
 void set_zone_thread_name(std::string_view name);
 
 /// Every thread's zones so far, as the model. Safe while other threads record: each thread's

@@ -143,6 +143,11 @@ TEST_F(Zones, ExitedThreadKeepsItsDataAndName) {
   EXPECT_EQ(profile::zone_totals(host.threads[0]).size(), 2U);
 }
 
+TEST_F(Zones, NamingAThreadThatNeverRecordsListsNothing) {
+  std::thread([] { profile::set_zone_thread_name("idle loader"); }).join();
+  EXPECT_TRUE(profile::snapshot_host_zones().empty());
+}
+
 TEST_F(Zones, SnapshotReadsALiveThreadWhileItRecords) {
   std::atomic<bool> stop{false};
   std::atomic<std::int64_t> done{0};
