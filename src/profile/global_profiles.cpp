@@ -160,7 +160,9 @@ std::vector<Profile> GlobalProfiles::printable_profiles() const {
                    [](const Profile& a, const Profile& b) { return cost_ns(a) > cost_ns(b); });
   if (host_zones) {
     HostRecord host = snapshot_host_zones();
-    if (!host.empty()) {
+    // Graph calls alone are already in the Function section: the zones section is printed when
+    // the program has zones of its own.
+    if (host.has_program_zones()) {
       host.zone_overhead_ns = measure_zone_overhead_ns();
       if (profiles.empty()) {
         profiles.emplace_back();

@@ -9,6 +9,11 @@
 
 namespace tscope::profile {
 
+bool HostRecord::has_program_zones() const noexcept {
+  return std::any_of(sites.begin(), sites.end(),
+                     [](const ZoneSiteRecord& site) { return site.kind != "function"; });
+}
+
 ZoneThreadRecord merge_zone_threads(const HostRecord& host) {
   ZoneThreadRecord merged;
   merged.thread_index = -1;

@@ -50,8 +50,9 @@ class GlobalProfiles {
   [[nodiscard]] ProfileOptions options() const;
 
   /// Snapshots of the registered profiles that ran (a call, or compile time over 1 s),
-  /// costliest (compile + call time) first. With host zones on, the zones are attached to the
-  /// first (or to a profile of their own, titled "Host zones", when no function ran).
+  /// costliest (compile + call time) first. When the program recorded zones of its own
+  /// (zones.h), they are attached to the first (or to a profile of their own, titled
+  /// "Host zones", when no function ran).
   [[nodiscard]] std::vector<Profile> printable_profiles() const;
   /// Writes the profiles to the destination. Throws Error(Io) when a file cannot be written.
   void write();

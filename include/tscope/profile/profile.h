@@ -176,6 +176,8 @@ struct HostRecord {
   double zone_overhead_ns = -1;  ///< measured cost of one zone enter+exit; negative: unknown
 
   [[nodiscard]] bool empty() const noexcept { return threads.empty(); }
+  /// Whether any site is a zone or value of the program's own, not only graph Function calls.
+  [[nodiscard]] bool has_program_zones() const noexcept;
 };
 
 /// Flat figures of one site over a call tree, in cProfile's terms.

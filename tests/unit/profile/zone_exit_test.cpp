@@ -70,5 +70,38 @@ TEST(ZoneExit, ZonesOnlyProcessWritesItsZonesAtExit) {
   EXPECT_TRUE(text.starts_with("Host zones\n")) << text;
 }
 
+[[noreturn]] void run_graph_only_child(const std::string& destination) {
+  alarm(30);
+  const std::string flags = "profile=true,profiling.destination=" + destination;
+  ::setenv("TSCOPE_FLAGS", flags.c_str(), 1);
+  Variable x = vector(DType::Float32, "x");
+  FunctionOptions options;
+  options.name = "step";
+  Function step = function({x}, {x * 2.0}, {}, options);
+  const std::vector<Tensor> inputs = {Tensor::zeros(DType::Float32, {4})};
+  for (int i = 0; i < 3; ++i) (void)step(inputs);
+  std::exit(0);
+}
+
+TEST(ZoneExit, GraphCallsAloneAddNoZonesSection) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("tscope_zone_exit_graph_" + std::to_string(::getpid()) + ".json"))
+                               .string();
+  std::filesystem::remove(path);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) run_graph_only_child(path);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  const profile::ProfileDocument document =
+      profile::parse_profile_json(read_file_bytes(path), path);
+  std::filesystem::remove(path);
+  ASSERT_EQ(document.profiles.size(), 1U);
+  EXPECT_EQ(document.profiles[0].functions.at(0).call_count, 3);
+  EXPECT_TRUE(document.profiles[0].host.empty());
+}
+
 }  // namespace
 }  // namespace tscope

@@ -128,6 +128,13 @@ TEST(ZoneReport, FlagsSetRowsAndSortKey) {
   }
 }
 
+TEST(ZoneReport, GraphCallsAloneAreNotProgramZones) {
+  profile::HostRecord host = training_loop_zones();
+  EXPECT_TRUE(host.has_program_zones());
+  host.sites = {{.name = "train_step", .kind = "function"}};
+  EXPECT_FALSE(host.has_program_zones());
+}
+
 TEST(ZoneReport, EmptyHostPrintsNothing) {
   EXPECT_EQ(profile::render_zone_section(profile::HostRecord{}, {}), "");
 }
