@@ -10,6 +10,8 @@ endif()
 option(TSCOPE_BUILD_TESTS "Build the GoogleTest suites" ${_tscope_top_level})
 option(TSCOPE_BUILD_BENCHMARKS "Build the Google Benchmark binaries" OFF)
 option(TSCOPE_WERROR "Treat compiler warnings as errors" OFF)
+option(TSCOPE_ZONES "Compile the host-code zone macros (TSCOPE_ZONE, ...); OFF: they expand to nothing"
+       ON)
 set(TSCOPE_SANITIZE "" CACHE STRING "Semicolon list of sanitizers (address;undefined;thread)")
 option(TSCOPE_BUILD_FUZZERS "Build the libFuzzer targets (clang only; scripts/fuzz)" OFF)
 if(TSCOPE_BUILD_FUZZERS)
@@ -34,7 +36,7 @@ if(TSCOPE_CCACHE)
 endif()
 
 message(STATUS "Tensorscope options:")
-foreach(_opt TSCOPE_BUILD_TESTS TSCOPE_BUILD_BENCHMARKS TSCOPE_BUILD_FUZZERS TSCOPE_WERROR
+foreach(_opt TSCOPE_BUILD_TESTS TSCOPE_BUILD_BENCHMARKS TSCOPE_BUILD_FUZZERS TSCOPE_WERROR TSCOPE_ZONES
         TSCOPE_SANITIZE CMAKE_BUILD_TYPE)
   message(STATUS "  ${_opt} = ${${_opt}}")
 endforeach()

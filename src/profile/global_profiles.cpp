@@ -18,6 +18,7 @@
 #include "tscope/profile/json_export.h"
 #include "tscope/profile/min_peak_search.h"
 #include "tscope/profile/report_text.h"
+#include "tscope/profile/zone_recorder.h"
 
 namespace tscope::profile {
 namespace {
@@ -104,6 +105,15 @@ void GlobalProfiles::add(const std::shared_ptr<ProfileCollector>& collector) {
   }
 }
 
+void GlobalProfiles::enable_host_zones() {
+  std::lock_guard lock(mutex_);
+  host_zones_ = true;
+  if (!handlers_installed_) {
+    handlers_installed_ = true;
+    install_handlers();
+  }
+}
+
 void GlobalProfiles::clear() {
   std::lock_guard lock(mutex_);
   collectors_.clear();
@@ -135,9 +145,11 @@ void GlobalProfiles::install_handlers() {
 
 std::vector<Profile> GlobalProfiles::printable_profiles() const {
   std::vector<std::shared_ptr<ProfileCollector>> collectors;
+  bool host_zones = false;
   {
     std::lock_guard lock(mutex_);
     collectors = collectors_;
+    host_zones = host_zones_;
   }
   std::vector<Profile> profiles;
   for (const auto& collector : collectors) {
@@ -146,13 +158,27 @@ std::vector<Profile> GlobalProfiles::printable_profiles() const {
   }
   std::stable_sort(profiles.begin(), profiles.end(),
                    [](const Profile& a, const Profile& b) { return cost_ns(a) > cost_ns(b); });
+  if (host_zones) {
+    HostRecord host = snapshot_host_zones();
+    // Graph calls alone are already in the Function section: the zones section is printed when
+    // the program has zones of its own.
+    if (host.has_program_zones()) {
+      host.zone_overhead_ns = measure_zone_overhead_ns();
+      if (profiles.empty()) {
+        profiles.emplace_back();
+        profiles.back().title = "Host zones";
+      }
+      profiles.front().host = std::move(host);
+    }
+  }
   return profiles;
 }
 
 void GlobalProfiles::write() {
   std::lock_guard write_lock(write_mutex_);
   const ProfileOptions settings = options();
-  const std::int64_t calls = g_call_count.load(std::memory_order_relaxed);
+  const std::int64_t activity = g_call_count.load(std::memory_order_relaxed) +
+                                host_zone_record_count();
   std::vector<Profile> profiles = printable_profiles();
   if (settings.min_peak_memory) {
     for (Profile& profile : profiles) add_min_peaks(profile);
@@ -166,19 +192,22 @@ void GlobalProfiles::write() {
   } else {
     write_file_atomically(settings.destination, text);
   }
-  calls_at_last_write_ = calls;
+  activity_at_last_write_ = activity;
 }
 
 bool GlobalProfiles::write_if_active() noexcept {
   try {
     {
       std::lock_guard lock(mutex_);
-      if (collectors_.empty()) return true;
+      if (collectors_.empty() && !host_zones_) return true;
     }
     {
       // Nothing ran since the last write (e.g. a failing call wrote, then the process exits).
       std::lock_guard write_lock(write_mutex_);
-      if (calls_at_last_write_ == g_call_count.load(std::memory_order_relaxed)) return true;
+      if (activity_at_last_write_ ==
+          g_call_count.load(std::memory_order_relaxed) + host_zone_record_count()) {
+        return true;
+      }
     }
     write();
     return true;

@@ -84,6 +84,13 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FunctionRecord,
                                                 roof_bytes_per_second,
                                                 roof_flops_per_second,
                                                 min_peak)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ZoneSiteRecord, name, function, file, line, kind)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+    ZoneNodeRecord, site, parent, call_count, total_ns, self_ns)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ZoneValueRecord, site, count, sum, min, max)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+    ZoneThreadRecord, thread_index, os_thread_id, name, exited, nodes, values)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostRecord, sites, threads, clock, zone_overhead_ns)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Profile,
                                                 schema_version,
                                                 title,
@@ -96,7 +103,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Profile,
                                                 clock,
                                                 clock_read_ns,
                                                 roof_bytes_per_second,
-                                                roof_flops_per_second)
+                                                roof_flops_per_second,
+                                                host)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextReportOptions,
                                                 n_ops,
                                                 n_apply,
@@ -107,7 +115,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextReportOptions,
                                                 min_memory_size,
                                                 show_tips,
                                                 show_optimizer,
-                                                show_signatures)
+                                                show_signatures,
+                                                n_zones,
+                                                sort_zones_by_cumtime,
+                                                n_zone_callers)
 
 namespace {
 constexpr std::string_view kFormat = "tscope-profile";

@@ -30,6 +30,7 @@ Profile sum_profiles(const std::vector<Profile>& profiles, std::string title) {
     }
     if (sum.blas.empty()) sum.blas = profile.blas;
     if (sum.openmp.empty()) sum.openmp = profile.openmp;
+    sum.host = merge_host_records(sum.host, profile.host);
   }
   return sum;
 }

@@ -73,6 +73,16 @@ const std::map<std::string_view, Setter>& setters() {
        [](ProfileOptions& o, auto n, auto v) { o.ignore_first_call = parse_bool(n, v); }},
       {"profiling.output_line_width",
        [](ProfileOptions& o, auto n, auto v) { o.output_line_width = parse_int(n, v, 1); }},
+      {"profiling.n_zones",
+       [](ProfileOptions& o, auto n, auto v) { o.n_zones = parse_int(n, v, 1); }},
+      {"profiling.zone_sort",
+       [](ProfileOptions& o, auto n, auto v) {
+         if (v != "tottime" && v != "cumtime") {
+           throw_error(ErrorKind::BadFlag,
+                       "TSCOPE_FLAGS: {}={} is not valid; valid values: tottime, cumtime", n, v);
+         }
+         o.zones_by_cumtime = v == "cumtime";
+       }},
       {"profiling.min_peak_memory",
        [](ProfileOptions& o, auto n, auto v) { o.min_peak_memory = parse_bool(n, v); }},
   };

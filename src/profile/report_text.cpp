@@ -118,6 +118,11 @@ void render_function_section(const Profile& profile, std::string& out) {
     out += fmt::sprintf("  Profiler overhead: %.1f ns per node execution (measured)\n",
                         profile.overhead_ns_per_node);
   }
+  if (profile.host.zone_overhead_ns >= 0) {
+    out += fmt::sprintf(
+        "  Zone overhead: %.1f ns per zone enter+exit (measured; Host zones below)\n",
+        profile.host.zone_overhead_ns);
+  }
   if (!profile.clock.empty()) {
     out += "  Node clock: " + profile.clock;
     if (profile.clock_read_ns >= 0)
@@ -320,11 +325,16 @@ TextReportOptions report_options(const ProfileOptions& options) {
   report.show_memory = options.profile_memory;
   report.min_memory_size = options.min_memory_size;
   report.show_optimizer = options.profile_optimizer;
+  report.n_zones = options.n_zones;
+  report.sort_zones_by_cumtime = options.zones_by_cumtime;
   return report;
 }
 
 std::string render_text(const Profile& profile, const TextReportOptions& options) {
   std::string out;
+  if (profile.functions.empty() && !profile.host.empty()) {
+    return render_zone_section(profile.host, options);
+  }
   render_function_section(profile, out);
   render_globals(profile, out);
   render_group_table(profile, /*by_class=*/true, options, out);
@@ -337,13 +347,23 @@ std::string render_text(const Profile& profile, const TextReportOptions& options
   }
   if (options.show_optimizer) out += render_optimizer_section(profile);
   if (options.show_tips) out += render_tips(profile);
+  out += render_zone_section(profile.host, options);
   return out;
 }
 
 std::string render_profiles(const std::vector<Profile>& profiles,
                             const TextReportOptions& options) {
   std::string out;
-  for (const Profile& profile : profiles) out += render_text(profile, options) + "\n";
+  // Host zones are process-wide: with several profiles they are printed once, in the sum.
+  for (const Profile& profile : profiles) {
+    if (profiles.size() > 1 && !profile.host.empty()) {
+      Profile without_zones = profile;
+      without_zones.host = HostRecord{};
+      if (!without_zones.functions.empty()) out += render_text(without_zones, options) + "\n";
+      continue;
+    }
+    out += render_text(profile, options) + "\n";
+  }
   if (profiles.size() > 1) {
     out += render_text(
         sum_profiles(profiles,

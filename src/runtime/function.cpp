@@ -16,6 +16,8 @@
 #include "tscope/profile/global_profiles.h"
 #include "tscope/profile/machine_roof.h"
 #include "tscope/profile/tick_clock.h"
+#include "tscope/profile/zone_recorder.h"
+#include "tscope/profile/zones.h"
 #include "tscope/rewrite/fusion_role.h"
 #include "tscope/rewrite/inplace_rules.h"
 #include "tscope/rewrite/pipeline.h"
@@ -26,7 +28,9 @@ namespace detail {
 class FunctionImpl final : public profile::ProfileSource {
  public:
   FunctionImpl(std::string name, FunctionOptions options)
-      : name_(std::move(name)), options_(std::move(options)) {}
+      : name_(std::move(name)),
+        options_(std::move(options)),
+        zone_site_(profile::intern_zone_site(name_, "", 0, profile::ZoneKind::Function)) {}
   ~FunctionImpl() override {
     if (options_.collector) options_.collector->retire(this, snapshot());
     Frame* frame = frames_.load(std::memory_order_acquire);
@@ -49,6 +53,9 @@ class FunctionImpl final : public profile::ProfileSource {
   std::string name_;
   FunctionOptions options_;
   FunctionGraph graph_;
+  /// The zone a call records while host zones are on, so graph calls nest under the caller's
+  /// zones (zones.h); shared by functions of the same name.
+  const profile::ZoneSite* zone_site_;
 
  private:
   using Frame = runtime::Frame;
@@ -284,6 +291,7 @@ void FunctionImpl::bind_inputs(Frame& frame, const std::vector<Tensor>& inputs) 
 }
 
 std::vector<Tensor> FunctionImpl::call(const std::vector<Tensor>& inputs) {
+  TSCOPE_ZONE_SITE(zone_site_);
   // A function with updates runs one call at a time: each call must start from the values the
   // previous one left, or concurrent training steps would silently drop each other's updates.
   std::unique_lock<std::mutex> one_at_a_time(update_calls_mutex_, std::defer_lock);

@@ -39,6 +39,9 @@ class GlobalProfiles {
 
   /// Registers a collector (once); the first registration installs the exit and signal handlers.
   void add(const std::shared_ptr<ProfileCollector>& collector);
+  /// Host zones are on by the profile flag (zones.h): installs the exit and signal handlers even
+  /// when no graph function is profiled, and adds the zones to what is written.
+  void enable_host_zones();
   /// Forgets every registered collector (tests); the handlers stay installed and then find
   /// nothing to write.
   void clear();
@@ -47,7 +50,9 @@ class GlobalProfiles {
   [[nodiscard]] ProfileOptions options() const;
 
   /// Snapshots of the registered profiles that ran (a call, or compile time over 1 s),
-  /// costliest (compile + call time) first.
+  /// costliest (compile + call time) first. When the program recorded zones of its own
+  /// (zones.h), they are attached to the first (or to a profile of their own, titled
+  /// "Host zones", when no function ran).
   [[nodiscard]] std::vector<Profile> printable_profiles() const;
   /// Writes the profiles to the destination. Throws Error(Io) when a file cannot be written.
   void write();
@@ -64,7 +69,8 @@ class GlobalProfiles {
   std::vector<std::shared_ptr<ProfileCollector>> collectors_;
   ProfileOptions options_ = process_flags();
   bool handlers_installed_ = false;
-  std::int64_t calls_at_last_write_ = -1;
+  bool host_zones_ = false;
+  std::int64_t activity_at_last_write_ = -1;  // calls plus zone records
   std::mutex write_mutex_;
 };
 

@@ -129,6 +129,84 @@ struct FunctionRecord {
   MinPeakRecord min_peak;
 };
 
+/// One zone call site (zones.h), resolved to names when the profile was snapshotted.
+struct ZoneSiteRecord {
+  std::string name;      ///< "voxelize"; the function's name for TSCOPE_FUNCTION
+  std::string function;  ///< the enclosing function
+  std::string file;      ///< as the compiler spelled __FILE__; empty for graph functions
+  std::int64_t line = 0;
+  std::string kind;  ///< "zone", "value" or "function" (a graph Function call)
+};
+
+/// One node of a thread's zone call tree: a site reached through one chain of callers.
+struct ZoneNodeRecord {
+  std::int64_t site = 0;     ///< index into HostRecord::sites
+  std::int64_t parent = -1;  ///< index into the thread's nodes; -1: a root (no enclosing zone)
+  std::int64_t call_count = 0;
+  std::int64_t total_ns = 0;  ///< entry to exit, children included
+  std::int64_t self_ns = 0;   ///< total_ns less the children's total_ns
+};
+
+/// The numbers recorded at one value site (TSCOPE_ZONE_VALUE) by one thread.
+struct ZoneValueRecord {
+  std::int64_t site = 0;  ///< index into HostRecord::sites
+  std::int64_t count = 0;
+  double sum = 0;
+  double min = 0;
+  double max = 0;
+};
+
+/// The zones of one thread. Only closed zones are counted: a zone still open when the profile was
+/// snapshotted has no call yet, though its finished children do.
+struct ZoneThreadRecord {
+  std::int64_t thread_index = 0;  ///< order in which threads first recorded (0 = first)
+  std::int64_t os_thread_id = 0;  ///< the kernel's thread id (gettid)
+  std::string name;               ///< set_zone_thread_name(), or empty
+  bool exited = false;            ///< the thread had ended; its data was kept
+  std::vector<ZoneNodeRecord> nodes;  ///< parents come before their children
+  std::vector<ZoneValueRecord> values;
+};
+
+/// Host-code zones of one process: per-thread call trees over shared sites. The merged view and
+/// the per-zone totals are computed from these (merge_zone_threads, zone_totals).
+struct HostRecord {
+  std::vector<ZoneSiteRecord> sites;
+  std::vector<ZoneThreadRecord> threads;
+  std::string clock;             ///< zone time source: "rdtsc", "steady_clock", "injected"
+  double zone_overhead_ns = -1;  ///< measured cost of one zone enter+exit; negative: unknown
+
+  [[nodiscard]] bool empty() const noexcept { return threads.empty(); }
+  /// Whether any site is a zone or value of the program's own, not only graph Function calls.
+  [[nodiscard]] bool has_program_zones() const noexcept;
+};
+
+/// Flat figures of one site over a call tree, in cProfile's terms.
+struct ZoneTotals {
+  std::int64_t site = 0;
+  std::int64_t call_count = 0;
+  std::int64_t self_ns = 0;        ///< cProfile's tottime
+  std::int64_t cumulative_ns = 0;  ///< cProfile's cumtime: recursive re-entries counted once
+};
+
+/// One caller -> callee edge of the merged call tree, summed over every path that reaches it.
+struct ZoneEdge {
+  std::int64_t caller = -1;  ///< site index; -1: the callee ran outside any zone
+  std::int64_t callee = 0;
+  std::int64_t call_count = 0;
+  std::int64_t self_ns = 0;   ///< the callee's own time under this caller
+  std::int64_t total_ns = 0;  ///< the callee's total time under this caller
+};
+
+/// Every thread's tree merged into one (nodes with the same chain of sites add up); the result
+/// has thread_index -1.
+[[nodiscard]] ZoneThreadRecord merge_zone_threads(const HostRecord& host);
+/// Per-site totals of one tree (zone sites only, in site order; sites with no call left out).
+[[nodiscard]] std::vector<ZoneTotals> zone_totals(const ZoneThreadRecord& tree);
+/// The caller -> callee edges of one tree, in first-seen order.
+[[nodiscard]] std::vector<ZoneEdge> zone_edges(const ZoneThreadRecord& tree);
+/// Both hosts' threads in one record (sites of `b` appended and renumbered).
+[[nodiscard]] HostRecord merge_host_records(const HostRecord& a, const HostRecord& b);
+
 struct Profile {
   int schema_version = kProfileSchemaVersion;
   std::string title;  ///< empty for a single function; "Sum of all(N) ..." for sums
@@ -142,13 +220,14 @@ struct Profile {
   double clock_read_ns = -1;         ///< measured cost of one clock read; negative: unknown
   double roof_bytes_per_second = -1; ///< the recording machine's roof (machine_roof.h);
   double roof_flops_per_second = -1; ///< negative: unknown
+  HostRecord host;                   ///< host-code zones (zones.h); empty when none ran
 
   /// Sum of node times over all functions.
   [[nodiscard]] std::int64_t kernel_ns() const;
 };
 
 /// One profile holding every function of `profiles` (their counters add up in the report; memory
-/// figures are maxima over functions), titled `title`.
+/// figures are maxima over functions; host zones are merged), titled `title`.
 [[nodiscard]] Profile sum_profiles(const std::vector<Profile>& profiles, std::string title);
 
 }  // namespace tscope::profile

@@ -24,6 +24,8 @@ struct ProfileOptions {
   bool ignore_first_call = false;  ///< drop the first call's timings (warm-up)
   int output_line_width = 512;     ///< maximum line width; drives name truncation (> 0)
   bool min_peak_memory = false;    ///< search the minimum peak over all valid node orders
+  int n_zones = 20;                ///< rows of the Host zones table (> 0)
+  bool zones_by_cumtime = false;   ///< profiling.zone_sort=cumtime: sort zones by cumtime
 };
 
 /// Parses a comma-separated list of name=value pairs on top of the defaults. Throws

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// The text report, in the layout of Theano's ProfileStats.summary: Function, Globals, Class, Ops,
-/// Apply, Apply by input signature, Memory, Optimizer and Tips sections. A pure function of the
-/// Profile, so a profile read back from JSON renders byte for byte as the live one.
+/// Apply, Apply by input signature, Memory, Optimizer and Tips sections, then Host zones in
+/// cProfile's layout (a profile holding zones only prints that section alone). A pure function
+/// of the Profile, so a profile read back from JSON renders byte for byte as the live one.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ struct TextReportOptions {
   /// Time per input signature for every node (`--by-signature`); otherwise only for nodes called
   /// with several signatures.
   bool show_signatures = false;
+  int n_zones = 20;                    ///< rows in the Host zones table
+  bool sort_zones_by_cumtime = false;  ///< sort the Host zones table by cumtime, not tottime
+  int n_zone_callers = 5;              ///< top zones whose callers and callees are listed
 };
 
 /// The report options the flags ask for (io lines and memory section with profile_memory).
@@ -42,6 +46,12 @@ struct TextReportOptions {
 [[nodiscard]] std::string render_signature_section(const Profile& profile,
                                                    const TextReportOptions& options,
                                                    bool all_nodes);
+
+/// The "Host zones" section (zones.h), in cProfile's layout: per-zone totals merged over threads,
+/// cut at n_zones rows, callers and callees of the top rows, per-thread totals and zone values.
+/// Empty text when the profile holds no zones.
+[[nodiscard]] std::string render_zone_section(const HostRecord& host,
+                                              const TextReportOptions& options);
 
 /// Several profiles as printed at exit: each in turn, then, when there are several, their sum.
 [[nodiscard]] std::string render_profiles(const std::vector<Profile>& profiles,

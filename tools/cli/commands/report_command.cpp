@@ -4,6 +4,7 @@
 // one profile holding every function.
 #include <iostream>
 #include <memory>
+#include <string>
 
 #include "commands.h"
 #include "tscope/profile/atomic_file.h"
@@ -18,6 +19,8 @@ Action add_report_command(CLI::App& app) {
     std::vector<std::string> paths;
     int n_ops = 0;
     int n_apply = 0;
+    int n_zones = 0;
+    std::string zone_sort;
     bool by_signature = false;
   };
   auto settings = std::make_shared<Settings>();
@@ -32,6 +35,14 @@ Action add_report_command(CLI::App& app) {
       ->check(positive());
   command->add_option("--n-apply", settings->n_apply, "rows in the Apply table (default: as saved)")
       ->check(positive());
+  command
+      ->add_option("--n-zones", settings->n_zones,
+                   "rows in the Host zones table (default: as saved)")
+      ->check(positive());
+  command
+      ->add_option("--zone-sort", settings->zone_sort,
+                   "Host zones sort key, tottime or cumtime (default: as saved)")
+      ->check(CLI::IsMember({"tottime", "cumtime"}));
   command->add_flag("--by-signature", settings->by_signature,
                     "list every node's time per input signature (dtypes, shapes, strides)");
   return [command, settings]() {
@@ -47,6 +58,10 @@ Action add_report_command(CLI::App& app) {
     }
     if (settings->n_ops > 0) report.n_ops = settings->n_ops;
     if (settings->n_apply > 0) report.n_apply = settings->n_apply;
+    if (settings->n_zones > 0) report.n_zones = settings->n_zones;
+    if (!settings->zone_sort.empty()) {
+      report.sort_zones_by_cumtime = settings->zone_sort == "cumtime";
+    }
     report.show_signatures = report.show_signatures || settings->by_signature;
     if (settings->paths.size() == 1) {
       std::cout << (profiles.size() == 1 ? profile::render_text(profiles[0], report)

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+// The "Host zones" section. The table is cProfile's (`ncalls tottime percall cumtime percall`,
+// seconds with three decimals), which is what users of Python's profilers already read; the name
+// column is "zone (file:line)".
+#include <fmt/format.h>
+#include <fmt/printf.h>
+
+#include <algorithm>
+#include <map>
+
+#include "tscope/profile/report_text.h"
+
+namespace tscope::profile {
+namespace {
+
+double seconds(std::int64_t ns) { return static_cast<double>(ns) * 1e-9; }
+
+double per_call(std::int64_t ns, std::int64_t calls) {
+  return calls == 0 ? 0.0 : seconds(ns) / static_cast<double>(calls);
+}
+
+std::string base_name(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string site_label(const HostRecord& host, std::int64_t site) {
+  if (site < 0) return "<outside any zone>";
+  const ZoneSiteRecord& record = host.sites[static_cast<std::size_t>(site)];
+  if (record.kind == "function") return fmt::format("{} (graph function)", record.name);
+  return fmt::format("{} ({}:{})", record.name, base_name(record.file), record.line);
+}
+
+void render_totals_table(const HostRecord& host,
+                         const std::vector<ZoneTotals>& rows,
+                         std::size_t shown,
+                         std::string& out) {
+  out += "   ncalls  tottime  percall  cumtime  percall zone (file:line)\n";
+  for (std::size_t i = 0; i < shown; ++i) {
+    const ZoneTotals& row = rows[i];
+    out += fmt::sprintf("%9d %8.3f %8.3f %8.3f %8.3f %s\n", row.call_count, seconds(row.self_ns),
+                        per_call(row.self_ns, row.call_count), seconds(row.cumulative_ns),
+                        per_call(row.cumulative_ns, row.call_count), site_label(host, row.site));
+  }
+  if (rows.size() > shown) {
+    std::int64_t rest_ns = 0;
+    for (std::size_t i = shown; i < rows.size(); ++i) rest_ns += rows[i].self_ns;
+    out += fmt::sprintf("   ... %d more rows (tottime %.3fs)\n", rows.size() - shown,
+                        seconds(rest_ns));
+  }
+}
+
+void render_edge_line(const HostRecord& host,
+                      const ZoneEdge& edge,
+                      std::int64_t site,
+                      std::string& out) {
+  out += fmt::sprintf("    %9d %8.3f %8.3f  %s\n", edge.call_count, seconds(edge.self_ns),
+                      seconds(edge.total_ns), site_label(host, site));
+}
+
+void render_callers_callees(const HostRecord& host,
+                            const std::vector<ZoneTotals>& rows,
+                            std::size_t count,
+                            const std::vector<ZoneEdge>& edges,
+                            std::string& out) {
+  if (count == 0) return;
+  out += fmt::format(
+      "\n  Callers and callees of the top {} zones (ncalls, tottime and cumtime "
+      "of the call under that caller):\n",
+      count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::int64_t site = rows[i].site;
+    out += "  " + site_label(host, site) + "\n";
+    out += "    called by:\n";
+    for (const ZoneEdge& edge : edges) {
+      if (edge.callee == site) render_edge_line(host, edge, edge.caller, out);
+    }
+    bool any_callee = false;
+    for (const ZoneEdge& edge : edges) {
+      if (edge.caller != site) continue;
+      if (!any_callee) out += "    calls:\n";
+      any_callee = true;
+      render_edge_line(host, edge, edge.callee, out);
+    }
+  }
+}
+
+void render_threads(const HostRecord& host, std::string& out) {
+  out += "\n  Threads (top-level time: cumtime of the zones entered outside any other):\n";
+  out += "    thread   os tid   zone calls  top-level time  top zone by tottime       name\n";
+  for (const ZoneThreadRecord& thread : host.threads) {
+    std::int64_t calls = 0, top_level_ns = 0;
+    for (const ZoneNodeRecord& node : thread.nodes) {
+      calls += node.call_count;
+      if (node.parent < 0) top_level_ns += node.total_ns;
+    }
+    const std::vector<ZoneTotals> totals = zone_totals(thread);
+    const auto top = std::max_element(
+        totals.begin(), totals.end(),
+        [](const ZoneTotals& a, const ZoneTotals& b) { return a.self_ns < b.self_ns; });
+    const std::string top_name =
+        top == totals.end() ? "-" : host.sites[static_cast<std::size_t>(top->site)].name;
+    std::string name = thread.name;
+    if (thread.exited) name += name.empty() ? "(exited)" : " (exited)";
+    out += fmt::sprintf("    %6d %8d %12d %14.3fs  %-24s  %s\n", thread.thread_index,
+                        thread.os_thread_id, calls, seconds(top_level_ns), top_name, name);
+  }
+}
+
+void render_values(const HostRecord& host, const ZoneThreadRecord& merged, std::string& out) {
+  if (merged.values.empty()) return;
+  out += "\n  Zone values:\n";
+  out += "        count         mean          min          max  value (file:line)\n";
+  for (const ZoneValueRecord& value : merged.values) {
+    const double mean = value.count == 0 ? 0.0 : value.sum / static_cast<double>(value.count);
+    out += fmt::sprintf("    %9d %12.6g %12.6g %12.6g  %s\n", value.count, mean, value.min,
+                        value.max, site_label(host, value.site));
+  }
+}
+
+}  // namespace
+
+std::string render_zone_section(const HostRecord& host, const TextReportOptions& options) {
+  if (host.empty()) return "";
+  const ZoneThreadRecord merged = merge_zone_threads(host);
+  std::vector<ZoneTotals> rows = zone_totals(merged);
+  const bool by_cumtime = options.sort_zones_by_cumtime;
+  std::stable_sort(rows.begin(), rows.end(),
+                   [by_cumtime](const ZoneTotals& a, const ZoneTotals& b) {
+                     const std::int64_t a_ns = by_cumtime ? a.cumulative_ns : a.self_ns;
+                     const std::int64_t b_ns = by_cumtime ? b.cumulative_ns : b.self_ns;
+                     if (a_ns != b_ns) return a_ns > b_ns;
+                     return a.call_count > b.call_count;
+                   });
+  std::int64_t calls = 0;
+  for (const ZoneNodeRecord& node : merged.nodes) calls += node.call_count;
+  std::int64_t exited = 0;
+  for (const ZoneThreadRecord& thread : host.threads) exited += thread.exited ? 1 : 0;
+
+  std::string out = "Host zones\n==========\n";
+  out += fmt::format("  {} zone calls in {} threads ({} exited); zone clock: {}\n", calls,
+                     host.threads.size(), exited, host.clock.empty() ? "unknown" : host.clock);
+  if (host.zone_overhead_ns >= 0) {
+    out += fmt::sprintf("  Zone overhead: %.1f ns per zone enter+exit (measured)\n",
+                        host.zone_overhead_ns);
+  }
+  out +=
+      fmt::format("  Sorted by: {} (all threads merged)\n\n", by_cumtime ? "cumtime" : "tottime");
+  const std::size_t shown =
+      std::min(rows.size(), static_cast<std::size_t>(std::max(options.n_zones, 0)));
+  render_totals_table(host, rows, shown, out);
+  const std::size_t with_edges =
+      std::min(shown, static_cast<std::size_t>(std::max(options.n_zone_callers, 0)));
+  render_callers_callees(host, rows, with_edges, zone_edges(merged), out);
+  render_threads(host, out);
+  render_values(host, merged, out);
+  out += "\n";
+  return out;
+}
+
+}  // namespace tscope::profile
