@@ -78,6 +78,9 @@ class FunctionImpl final : public profile::ProfileSource {
     return find_kept_frame(mark, first);
   }
   Frame& find_kept_frame(runtime::ThreadMark* mark, Frame* first);
+  /// Publishes a frame made for the caller at the head of the list (lock-free; frames are never
+  /// removed until the Function dies).
+  Frame& push_frame(Frame* fresh);
   /// Waits until `frame` is free and takes it (snapshots and resets).
   static void take_frame(Frame& frame) noexcept;
   /// Runs `visit` on every frame, each taken in turn.
@@ -193,6 +196,10 @@ FunctionImpl::Frame& FunctionImpl::acquire_frame() {
   // Every frame is in use by another thread: a new one, owned by this call from the start.
   Frame* fresh = program_.make_frame(options_.profile).release();
   fresh->in_use.store(true, std::memory_order_relaxed);
+  return push_frame(fresh);
+}
+
+FunctionImpl::Frame& FunctionImpl::push_frame(Frame* fresh) {
   Frame* head = frames_.load(std::memory_order_relaxed);
   do {
     fresh->next = head;
@@ -220,12 +227,7 @@ FunctionImpl::Frame& FunctionImpl::find_kept_frame(runtime::ThreadMark* mark, Fr
   Frame* fresh = program_.make_frame(options_.profile).release();
   runtime::retain(mark);
   fresh->kept_by.store(mark, std::memory_order_relaxed);
-  Frame* head = frames_.load(std::memory_order_relaxed);
-  do {
-    fresh->next = head;
-  } while (!frames_.compare_exchange_weak(head, fresh, std::memory_order_release,
-                                          std::memory_order_relaxed));
-  return *fresh;
+  return push_frame(fresh);
 }
 
 void FunctionImpl::take_frame(Frame& frame) noexcept {

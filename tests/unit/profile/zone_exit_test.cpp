@@ -33,21 +33,28 @@ void load_item() { TSCOPE_ZONE("load item"); }
   std::exit(0);
 }
 
-TEST(ZoneExit, ZonesOnlyProcessWritesItsZonesAtExit) {
+// Forks a child that runs `child(destination)` and exits; returns the profile it wrote at exit.
+profile::ProfileDocument profile_written_by_child(void (*child)(const std::string&),
+                                                  const std::string& name) {
   const std::string path = (std::filesystem::temp_directory_path() /
-                            ("tscope_zone_exit_" + std::to_string(::getpid()) + ".json"))
+                            (name + "_" + std::to_string(::getpid()) + ".json"))
                                .string();
   std::filesystem::remove(path);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) run_child(path);
+  const pid_t pid = ::fork();
+  EXPECT_GE(pid, 0);
+  if (pid == 0) child(path);
   int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
-  const profile::ProfileDocument document =
-      profile::parse_profile_json(read_file_bytes(path), path);
+  profile::ProfileDocument document = profile::parse_profile_json(read_file_bytes(path), path);
   std::filesystem::remove(path);
+  return document;
+}
+
+TEST(ZoneExit, ZonesOnlyProcessWritesItsZonesAtExit) {
+  const profile::ProfileDocument document =
+      profile_written_by_child(run_child, "tscope_zone_exit");
   ASSERT_EQ(document.profiles.size(), 1U);
   const profile::Profile& written = document.profiles[0];
   EXPECT_EQ(written.title, "Host zones");
@@ -84,20 +91,8 @@ TEST(ZoneExit, ZonesOnlyProcessWritesItsZonesAtExit) {
 }
 
 TEST(ZoneExit, GraphCallsAloneAddNoZonesSection) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("tscope_zone_exit_graph_" + std::to_string(::getpid()) + ".json"))
-                               .string();
-  std::filesystem::remove(path);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) run_graph_only_child(path);
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
   const profile::ProfileDocument document =
-      profile::parse_profile_json(read_file_bytes(path), path);
-  std::filesystem::remove(path);
+      profile_written_by_child(run_graph_only_child, "tscope_zone_exit_graph");
   ASSERT_EQ(document.profiles.size(), 1U);
   EXPECT_EQ(document.profiles[0].functions.at(0).call_count, 3);
   EXPECT_TRUE(document.profiles[0].host.empty());
