@@ -9,6 +9,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -200,6 +201,10 @@ struct Registry {
   std::vector<ThreadBuffer*> buffers;  // owned; an exited thread's buffer stays, chunk freed
   std::int64_t next_thread_index = 0;
   std::map<SiteKey, const ZoneSite*> interned;
+  // What interned sites point at, kept here (deques do not move their elements) so that the
+  // registry owns it for the process's life and leak checkers see it reachable.
+  std::deque<std::string> interned_strings;
+  std::deque<ZoneSite> interned_sites;
 };
 
 Registry& registry() {
@@ -375,10 +380,11 @@ const ZoneSite* intern_zone_site(std::string_view name,
   SiteKey key{std::string(name), std::string(file), line, kind};
   auto it = shared.interned.find(key);
   if (it != shared.interned.end()) return it->second;
-  // Leaked: records point at the site until the process ends.
-  const auto* name_copy = (new std::string(name))->c_str();
-  const auto* file_copy = (new std::string(file))->c_str();
-  const auto* site = new ZoneSite{name_copy, name_copy, file_copy, line, kind};
+  // Owned by the leaked registry: records point at the site until the process ends.
+  const char* name_copy = shared.interned_strings.emplace_back(name).c_str();
+  const char* file_copy = shared.interned_strings.emplace_back(file).c_str();
+  const ZoneSite* site =
+      &shared.interned_sites.emplace_back(ZoneSite{name_copy, name_copy, file_copy, line, kind});
   shared.interned.emplace(std::move(key), site);
   return site;
 }

@@ -338,6 +338,13 @@ class Fuser {
       if (const auto found = statement_of.find(value.node()); found != statement_of.end()) {
         return fmt::format("t{}", found->second);
       }
+      if (!internal.contains(value.node())) {
+        // Computed outside the group: read as an input, so the expression (and this recursion)
+        // never reaches past the group's members.
+        input_index[value.node()] = static_cast<int>(inputs.size());
+        inputs.push_back(value);
+        return fmt::format("i{}", inputs.size() - 1);
+      }
       const ApplyNode& node = *value.owner();
       std::vector<std::string> operands;
       for (const Variable& input : node.inputs()) operands.push_back(self(self, input));
