@@ -108,6 +108,10 @@ class FunctionImpl final : public profile::ProfileSource {
   // Every frame made so far, newest first; a lock-free list that only grows, so a call finds a
   // free frame with one exchange and no lock. The first frame is made at compile time.
   std::atomic<Frame*> frames_{nullptr};
+  // Held while a thread adopts a frame kept by another: adopting drops the frame's reference to
+  // the old keeper's mark, which may free it, so no other adopter may be reading that mark then.
+  // Only a thread's first call takes it; repeated calls find their frame without it.
+  std::mutex adoption_mutex_;
   // Held for the whole call by functions with updates (see call()).
   std::mutex update_calls_mutex_;
   // BLAS input copies per node counted before the timed calls (blas_copy_stats_for_node()); the
@@ -214,6 +218,7 @@ FunctionImpl::Frame& FunctionImpl::find_kept_frame(runtime::ThreadMark* mark, Fr
       return *frame;
     }
   }
+  const std::lock_guard adoption_lock(adoption_mutex_);
   for (Frame* frame = first; frame != nullptr; frame = frame->next) {
     runtime::ThreadMark* keeper = frame->kept_by.load(std::memory_order_acquire);
     // Acquire on `alive`: the exited thread's last writes to the frame happen before ours.
