@@ -1,9 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
-# tscope_add_test(NAME <target> LABELS <labels...> SOURCES <files...> LIBS <targets...>)
-# builds one GoogleTest binary and registers each of its tests with CTest under the given labels.
+# tscope_add_test(NAME <target> LABELS <label> SOURCES <files...> LIBS <targets...>)
+# builds one GoogleTest binary and registers each of its tests with CTest under the given label.
 include(GoogleTest)
 function(tscope_add_test)
   cmake_parse_arguments(ARG "" "NAME" "LABELS;SOURCES;LIBS" ${ARGN})
+  # gtest_discover_tests writes the properties unquoted, so a second label would be read as a
+  # property name and the tests would silently lose their labels.
+  list(LENGTH ARG_LABELS label_count)
+  if(NOT label_count EQUAL 1)
+    message(FATAL_ERROR "tscope_add_test(${ARG_NAME}): give exactly one label")
+  endif()
   add_executable(${ARG_NAME} ${ARG_SOURCES})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_LIBS} tscope_test_support GTest::gtest
                                             GTest::gtest_main tscope_warnings tscope_sanitizers)
