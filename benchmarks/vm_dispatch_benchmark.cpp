@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // BM_Vm_DispatchPerNode: the VM's cost per node on a chain of 1000 scalar-sized elementwise nodes,
 // where kernels do almost nothing, so the figure is dispatch (plus, when on, the profiler's own
-// cost). Reported as ns_per_node; compare the two arguments for the profiler's added cost.
+// cost). Reported as ns_per_node; compare profile=0, 1 and 2 (profiling with the timeline) for
+// the profiler's and the timeline's added costs.
 // BM_Function_CallOverhead: one call of a three-node function on one-element tensors, so the
 // figure is the call's fixed cost (taking an execution frame, binding inputs and shared values,
 // collecting outputs). BM_Function_ConcurrentCalls: calls/s of one small network called from 1
 // and 2 threads at once (one Function object); items_per_second is the sum over threads.
 #include <benchmark/benchmark.h>
 
+#include "tscope/profile/trace_recorder.h"
 #include "tscope/tscope.h"
 
 namespace {
@@ -34,8 +36,10 @@ tscope::Function chain_function(bool profile, bool allow_gc) {
 
 void BM_Vm_DispatchPerNode(benchmark::State& state) {
   const bool profile = state.range(0) != 0;
+  const bool trace = state.range(0) == 2;
   const bool allow_gc = state.range(1) != 0;
   tscope::Function f = chain_function(profile, allow_gc);
+  tscope::profile::set_tracing(trace);
   const std::vector<tscope::Tensor> inputs = {tscope::Tensor::zeros(tscope::DType::Float32, {1})};
   const auto nodes = static_cast<double>(f.graph().toposort().size());
   for (auto _ : state) {
@@ -47,10 +51,11 @@ void BM_Vm_DispatchPerNode(benchmark::State& state) {
   state.counters["per_node"] =
       benchmark::Counter(nodes * static_cast<double>(state.iterations()),
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-  state.SetLabel(profile ? "profiling on" : "profiling off");
+  state.SetLabel(trace ? "profiling and timeline on" : profile ? "profiling on" : "profiling off");
+  tscope::profile::set_tracing(false);
 }
 BENCHMARK(BM_Vm_DispatchPerNode)
-    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgsProduct({{0, 1, 2}, {0, 1}})
     ->ArgNames({"profile", "allow_gc"})
     ->UseRealTime();
 

@@ -18,6 +18,7 @@
 #include "tscope/profile/json_export.h"
 #include "tscope/profile/min_peak_search.h"
 #include "tscope/profile/report_text.h"
+#include "tscope/profile/trace_recorder.h"
 #include "tscope/profile/zone_recorder.h"
 
 namespace tscope::profile {
@@ -122,6 +123,11 @@ void GlobalProfiles::clear() {
 void GlobalProfiles::set_options(const ProfileOptions& options) {
   std::lock_guard lock(mutex_);
   options_ = options;
+  if (handlers_installed_) start_tracing_if_asked();
+}
+
+void GlobalProfiles::start_tracing_if_asked() {
+  if (options_.profile && !options_.trace.empty()) set_tracing(true, options_.trace_buffer_bytes);
 }
 
 ProfileOptions GlobalProfiles::options() const {
@@ -130,6 +136,7 @@ ProfileOptions GlobalProfiles::options() const {
 }
 
 void GlobalProfiles::install_handlers() {
+  start_tracing_if_asked();
   std::atexit(write_at_exit);
   int fds[2] = {-1, -1};
   if (::pipe2(fds, O_CLOEXEC) != 0) return;  // no signal support; exit printing still works
@@ -182,6 +189,22 @@ void GlobalProfiles::write() {
   std::vector<Profile> profiles = printable_profiles();
   if (settings.min_peak_memory) {
     for (Profile& profile : profiles) add_min_peaks(profile);
+  }
+  if (settings.profile && !settings.trace.empty()) {
+    // Written first, so the profile's header can say what it holds. Recording pauses meanwhile
+    // (calls in flight finish their slices): a loop that keeps running while the file is written
+    // would otherwise overwrite what is being copied.
+    const bool was_tracing = tracing();
+    set_tracing(false, settings.trace_buffer_bytes);
+    TraceSummary summary;
+    try {
+      summary = write_trace(settings.trace);
+    } catch (...) {
+      if (was_tracing) set_tracing(true, settings.trace_buffer_bytes);
+      throw;
+    }
+    if (was_tracing) set_tracing(true, settings.trace_buffer_bytes);
+    for (Profile& profile : profiles) profile.trace = summary;
   }
   const TextReportOptions report = report_options(settings);
   const bool json = settings.destination.size() > 5 && settings.destination.ends_with(".json");

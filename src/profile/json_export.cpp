@@ -91,6 +91,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ZoneValueRecord, site, count, su
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
     ZoneThreadRecord, thread_index, os_thread_id, name, exited, nodes, values)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostRecord, sites, threads, clock, zone_overhead_ns)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+    TraceSummary, path, event_count, dropped_event_count, ring_capacity_events)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Profile,
                                                 schema_version,
                                                 title,
@@ -104,7 +106,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Profile,
                                                 clock_read_ns,
                                                 roof_bytes_per_second,
                                                 roof_flops_per_second,
-                                                host)
+                                                host,
+                                                trace)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextReportOptions,
                                                 n_ops,
                                                 n_apply,

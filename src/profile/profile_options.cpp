@@ -45,6 +45,9 @@ int parse_int(std::string_view name, std::string_view value, int minimum) {
   return static_cast<int>(result);
 }
 
+// Each thread that records gets a ring of this size; more than this is a typo, not a plan.
+constexpr int kMaxTraceBufferMegabytes = 4096;
+
 using Setter = std::function<void(ProfileOptions&, std::string_view name, std::string_view value)>;
 
 const std::map<std::string_view, Setter>& setters() {
@@ -83,6 +86,23 @@ const std::map<std::string_view, Setter>& setters() {
          }
          o.zones_by_cumtime = v == "cumtime";
        }},
+      {"profiling.trace",
+       [](ProfileOptions& o, auto n, auto v) {
+         if (v.empty()) {
+           throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: {} is empty; expected a file path", n);
+         }
+         o.trace = std::string(v);
+       }},
+      {"profiling.trace_buffer_mb",
+       [](ProfileOptions& o, auto n, auto v) {
+         const int megabytes = parse_int(n, v, 1);
+         if (megabytes > kMaxTraceBufferMegabytes) {
+           throw_error(ErrorKind::BadFlag,
+                       "TSCOPE_FLAGS: {}={} is too large (at most {} per thread)", n, v,
+                       kMaxTraceBufferMegabytes);
+         }
+         o.trace_buffer_bytes = std::int64_t{megabytes} << 20;
+       }},
       {"profiling.min_peak_memory",
        [](ProfileOptions& o, auto n, auto v) { o.min_peak_memory = parse_bool(n, v); }},
   };
@@ -101,14 +121,22 @@ std::string valid_names() {
 }  // namespace
 
 void check_destination(const ProfileOptions& options) {
-  if (!options.profile || options.destination == "stderr" || options.destination == "stdout") {
-    return;
+  if (!options.profile) return;
+  if (options.destination != "stderr" && options.destination != "stdout") {
+    try {
+      check_output_path(options.destination);
+    } catch (const Error& error) {
+      throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: profiling.destination={}: {}",
+                  options.destination, error.message());
+    }
   }
-  try {
-    check_output_path(options.destination);
-  } catch (const Error& error) {
-    throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: profiling.destination={}: {}",
-                options.destination, error.message());
+  if (!options.trace.empty()) {
+    try {
+      check_output_path(options.trace);
+    } catch (const Error& error) {
+      throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: profiling.trace={}: {}", options.trace,
+                  error.message());
+    }
   }
 }
 

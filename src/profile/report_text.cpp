@@ -129,6 +129,17 @@ void render_function_section(const Profile& profile, std::string& out) {
       out += fmt::sprintf(" (%.1f ns per read)", profile.clock_read_ns);
     out += "\n";
   }
+  if (!profile.trace.path.empty()) {
+    out += fmt::sprintf("  Timeline: %d events written to %s (Chrome trace format)\n",
+                        profile.trace.event_count - profile.trace.dropped_event_count,
+                        profile.trace.path);
+    if (profile.trace.dropped_event_count > 0) {
+      out += fmt::sprintf(
+          "  Timeline: %d older events dropped: a thread's ring (%d events) wrapped; raise "
+          "profiling.trace_buffer_mb to keep them\n",
+          profile.trace.dropped_event_count, profile.trace.ring_capacity_events);
+    }
+  }
   out += fmt::sprintf("  Total compilation time: %es\n", seconds(compile.total_ns));
   out += fmt::sprintf("    Number of Apply nodes: %d\n", compile.node_count);
   out += fmt::sprintf("    Rewriting time: %es\n", seconds(compile.rewrite_ns));

@@ -21,6 +21,7 @@
 #include "tscope/profile/global_profiles.h"
 #include "tscope/profile/profile_options.h"
 #include "tscope/profile/tick_clock.h"
+#include "tscope/profile/trace_recorder.h"
 #include "tscope/profile/zone_recorder.h"
 
 namespace tscope::profile {
@@ -64,6 +65,14 @@ inline std::int64_t read_ticks() noexcept {
     return read_tsc();
   if (mode == kClockSteady) return steady_ticks();
   return g_injected_clock.load(std::memory_order_relaxed)();
+}
+
+// Zones also go to the timeline while tracing (trace_recorder.h), with the same ticks.
+[[gnu::noinline]] void trace_zone_entry(const ZoneSite* site, std::int64_t ticks) noexcept {
+  trace_zone_begin(site, ticks, g_clock_mode.load(std::memory_order_relaxed) == kClockTsc);
+}
+[[gnu::noinline]] void trace_zone_exit(std::int64_t ticks) noexcept {
+  trace_zone_end(ticks, g_clock_mode.load(std::memory_order_relaxed) == kClockTsc);
 }
 
 struct PathKey {
@@ -328,7 +337,9 @@ std::string kind_name(ZoneKind kind) {
   ThreadBuffer* buffer = t_buffer;
   if (buffer == nullptr) buffer = attach_thread();
   if (buffer == nullptr) return false;
-  append(*buffer, site, read_ticks());
+  const std::int64_t ticks = read_ticks();
+  append(*buffer, site, ticks);
+  if (tracing()) trace_zone_entry(site, ticks);
   return true;
 }
 
@@ -341,14 +352,20 @@ bool zone_begin(const ZoneSite* site) noexcept {
   if (g_zone_state.load(std::memory_order_relaxed) != kZonesOn || buffer == nullptr) [[unlikely]] {
     return zone_begin_slow(site);
   }
-  append(*buffer, site, read_ticks());
+  const std::int64_t ticks = read_ticks();
+  append(*buffer, site, ticks);
+  if (tracing()) [[unlikely]]
+    trace_zone_entry(site, ticks);
   return true;
 }
 
 void zone_end() noexcept {
   const std::int64_t ticks = read_ticks();
-  if (ThreadBuffer* const buffer = t_buffer) [[likely]]
+  if (ThreadBuffer* const buffer = t_buffer) [[likely]] {
     append(*buffer, nullptr, ticks);
+    if (tracing()) [[unlikely]]
+      trace_zone_exit(ticks);
+  }
 }
 
 void zone_value(const ZoneSite* site, double value) noexcept {
@@ -390,6 +407,7 @@ const ZoneSite* intern_zone_site(std::string_view name,
 }
 
 void set_zone_thread_name(std::string_view name) {
+  set_trace_thread_name(name);
   ThreadBuffer* const buffer = t_buffer;
   if (buffer == nullptr) {
     // No buffer yet (zones off, or none recorded): keep the name for when the thread attaches.

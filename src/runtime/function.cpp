@@ -11,7 +11,9 @@
 #include <utility>
 
 #include "program.h"
+#include "signature_cost.h"
 #include "thread_mark.h"
+#include "trace_labels.h"
 #include "tscope/ops/linalg.h"
 #include "tscope/profile/global_profiles.h"
 #include "tscope/profile/machine_roof.h"
@@ -112,6 +114,11 @@ class FunctionImpl final : public profile::ProfileSource {
   // the old keeper's mark, which may free it, so no other adopter may be reading that mark then.
   // Only a thread's first call takes it; repeated calls find their frame without it.
   std::mutex adoption_mutex_;
+  // The id this function's timeline events carry (trace_recorder.h); registered on the first
+  // traced call, under trace_mutex_.
+  std::atomic<std::int64_t> trace_function_{-1};
+  std::mutex trace_mutex_;
+  std::uint32_t trace_function();
   // Held for the whole call by functions with updates (see call()).
   std::mutex update_calls_mutex_;
   // BLAS input copies per node counted before the timed calls (blas_copy_stats_for_node()); the
@@ -370,12 +377,19 @@ std::vector<Tensor> FunctionImpl::run_call(Frame& frame, const std::vector<Tenso
   TrackingAllocator* allocator = nullptr;
   std::int64_t call_start_ns = 0;
   std::int64_t live_at_start = 0;
+  profile::TraceRing* trace = nullptr;
+  std::int64_t trace_start_ticks = 0;
   if (profiling) {
     timer = &clock();
     call_start_ns = timer->now_ns();
     allocator = &default_allocator();
     live_at_start = allocator->stats().live_bytes;
     allocator->reset_peak();
+    if (profile::tracing()) [[unlikely]] {
+      trace = profile::this_thread_trace_ring();
+      // The call's slice reads the nodes' tick source, so that it encloses them exactly.
+      trace_start_ticks = use_tsc() ? profile::read_tsc() : timer->now_ns();
+    }
   }
   std::vector<Tensor>& slots = frame.slots;
   // Graph inputs and shared values are the caller's: never keep them alive between calls, also
@@ -398,7 +412,12 @@ std::vector<Tensor> FunctionImpl::run_call(Frame& frame, const std::vector<Tenso
       for (int slot : program_.constant_slots()) {
         totals.input_bytes += slots[static_cast<std::size_t>(slot)].nbytes();
       }
-      const runtime::ProfileSink sink{frame.counters.data(), frame.signatures.data(), timer};
+      const runtime::ProfileSink sink{frame.counters.data(),
+                                      frame.signatures.data(),
+                                      timer,
+                                      trace,
+                                      trace != nullptr ? trace_function() : 0,
+                                      allocator};
       const std::int64_t vm_start_ns = timer->now_ns();
       if (use_tsc()) {
         program_.run<true, true>(frame, sink);
@@ -432,8 +451,26 @@ std::vector<Tensor> FunctionImpl::run_call(Frame& frame, const std::vector<Tenso
     totals.call_ns += timer->now_ns() - call_start_ns;
     totals.measured_peak_bytes =
         std::max(totals.measured_peak_bytes, allocator->stats().peak_bytes - live_at_start);
+    if (trace != nullptr) {
+      const bool tsc = use_tsc();
+      trace->write(trace_start_ticks, tsc ? profile::read_tsc() : timer->now_ns(),
+                   profile::trace_meta(profile::TraceEventKind::Call, tsc, 0), trace_function(), 0,
+                   allocator->stats().live_bytes);
+    }
   }
   return results;
+}
+
+std::uint32_t FunctionImpl::trace_function() {
+  const std::int64_t known = trace_function_.load(std::memory_order_acquire);
+  if (known >= 0) return static_cast<std::uint32_t>(known);
+  std::lock_guard lock(trace_mutex_);
+  if (trace_function_.load(std::memory_order_relaxed) < 0) {
+    trace_function_.store(
+        profile::register_trace_function(name_, runtime::trace_node_labels(program_)),
+        std::memory_order_release);
+  }
+  return static_cast<std::uint32_t>(trace_function_.load(std::memory_order_relaxed));
 }
 
 namespace {
@@ -587,27 +624,13 @@ profile::FunctionRecord FunctionImpl::snapshot() const {
       out.output_alias.push_back(code);
       out.output_alias_input.push_back(aliased_input);
     }
-    std::vector<Dims> input_shapes, output_shapes;
-    std::vector<DType> input_dtypes;
-    for (const profile::TensorRecord& tensor : out.inputs) {
-      input_shapes.emplace_back(std::span<const std::int64_t>(tensor.shape));
-      input_dtypes.push_back(parse_dtype(tensor.dtype).value_or(DType::Float32));
-    }
-    for (const profile::TensorRecord& tensor : out.outputs) {
-      output_shapes.emplace_back(std::span<const std::int64_t>(tensor.shape));
-      if (const std::optional<DType> dtype = parse_dtype(tensor.dtype)) {
-        std::int64_t count = 1;
-        for (std::int64_t extent : tensor.shape) count *= extent;
-        out.output_bytes += count * static_cast<std::int64_t>(dtype_size(*dtype));
+    out.output_bytes = runtime::output_bytes(out.outputs);
+    if (counter.call_count > 0) {
+      if (const std::optional<Cost> cost =
+              runtime::signature_cost(*node, out.inputs, out.outputs)) {
+        out.flops_per_call = cost->flops;
+        out.bytes_per_call = cost->bytes;
       }
-    }
-    const bool shapes_known = !out.inputs.empty() || !out.outputs.empty();
-    if (op.cost != nullptr && shapes_known && counter.call_count > 0 &&
-        output_shapes.size() == static_cast<std::size_t>(node->num_outputs())) {
-      const Cost cost =
-          op.cost(CostContext{op, input_shapes, output_shapes, input_dtypes, node->attrs()});
-      out.flops_per_call = cost.flops;
-      out.bytes_per_call = cost.bytes;
     }
     record.nodes.push_back(std::move(out));
   }

@@ -7,6 +7,7 @@
 #include <new>
 #include <unordered_set>
 
+#include "trace_labels.h"
 #include "tscope/profile/tick_clock.h"
 #include "tscope/rewrite/inplace_rules.h"
 
@@ -256,6 +257,10 @@ void Program::record_signature(const Frame& frame,
     record.inputs.push_back(tensor_record(*context.inputs[i]));
   for (int i = 0; i < context.num_outputs; ++i)
     record.outputs.push_back(tensor_record(*context.outputs[i]));
+  if (sink.trace != nullptr) {
+    profile::note_trace_signature(sink.trace_function, static_cast<std::uint32_t>(index), signature,
+                                  trace_signature_label(*nodes_[index], record));
+  }
   counter.signature_index = static_cast<std::int32_t>(known.hashes.size());
   known.hashes.push_back(signature);
   known.records.push_back(std::move(record));
@@ -287,6 +292,13 @@ void Program::run(Frame& frame, const ProfileSink& sink) const {
           record_signature(frame, index, signature, duration, sink);
         }
         ++counter.signature_run;
+        if (sink.trace != nullptr) [[unlikely]] {
+          sink.trace->write(start, start + duration,
+                            profile::trace_meta(profile::TraceEventKind::Node, kTsc,
+                                                static_cast<std::uint32_t>(index)),
+                            sink.trace_function, static_cast<std::int64_t>(signature),
+                            sink.allocator->stats().live_bytes);
+        }
       } else {
         kernels_[index](context);
       }

@@ -17,11 +17,13 @@
 #include <utility>
 #include <vector>
 
+#include "tscope/core/allocator.h"
 #include "tscope/core/buffer_pool.h"
 #include "tscope/core/clock.h"
 #include "tscope/graph/function_graph.h"
 #include "tscope/graph/op_def.h"
 #include "tscope/profile/profile.h"
+#include "tscope/profile/trace_recorder.h"
 
 namespace tscope::runtime {
 
@@ -56,6 +58,11 @@ struct ProfileSink {
   NodeCounters* counters = nullptr;
   NodeSignatures* signatures = nullptr;
   Clock* clock = nullptr;  ///< read when the tick source is not rdtsc
+  /// While tracing: the calling thread's ring, the function's trace id, and the allocator whose
+  /// live bytes each node event carries. Null when not tracing.
+  profile::TraceRing* trace = nullptr;
+  std::uint32_t trace_function = 0;
+  const TrackingAllocator* allocator = nullptr;
 };
 
 /// Per-call totals of one frame (profiling only).

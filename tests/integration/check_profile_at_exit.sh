@@ -5,14 +5,16 @@
 # Checks the exact exit status and that the report is complete: the summary, the Class, Ops and
 # Apply tables, the tips, and the sum of all profiles when several were printed.
 #
-#   check_profile_at_exit.sh CASE TSCOPE PROGRAM WORKDIR
+#   check_profile_at_exit.sh CASE TSCOPE PROGRAM WORKDIR CHECK_TRACE
 # CASE names the command (cli: `tscope profile --model mlp`; program: tests' profiled_program)
-# and the destination. TSCOPE and PROGRAM are the binaries; WORKDIR a scratch folder.
+# and the destination. TSCOPE and PROGRAM are the binaries; WORKDIR a scratch folder;
+# CHECK_TRACE the timeline checker (check_trace.cpp).
 set -uo pipefail
 case_name="$1"
 tscope="$2"
 program="$3"
 work="$4/$case_name"
+check_trace="$5"
 rm -rf "$work" && mkdir -p "$work"
 out="$work/stdout.txt"
 err="$work/stderr.txt"
@@ -115,6 +117,15 @@ case "$case_name" in
     run_expecting 3 "profile=true,profiling.destination=$work/out/p.txt" "${prog[@]}" \
       --remove-before-exit "$work/out"
     grep -q "could not write the profile" "$err" || fail "no message about the lost profile" ;;
+  cli_trace)
+    # The timeline is written at exit with the profile, which names it in its header.
+    run_expecting 0 "profile=true,profiling.trace=$work/t.json" "${cli[@]}"
+    expect_complete_text "$err" nosum nomemory
+    grep -q "Timeline: [0-9]* events written to $work/t.json" "$err" || fail "no Timeline line"
+    "$check_trace" "$work/t.json" >"$out" 2>&1 || fail "invalid timeline: $(cat "$out")" ;;
+  trace_missing_directory)
+    run_expecting 2 "profile=true,profiling.trace=$work/no/such/dir/t.json" "${prog[@]}"
+    grep -q "profiling.trace=.*does not exist" "$err" || fail "no clear message" ;;
   *)
     echo "unknown case $case_name"; exit 2 ;;
 esac

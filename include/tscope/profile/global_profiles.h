@@ -3,8 +3,9 @@
 /// The process-wide list of profiles (global flag `profile=true`). Printed to
 /// profiling.destination at exit, costliest first, followed by their sum when several were
 /// printed; also written when the process receives SIGINT or SIGTERM and when a profiled call
-/// throws. A file destination is replaced atomically (temp file + rename); a path ending in
-/// ".json" receives the JSON export instead of the text.
+/// throws. With profiling.trace, the timeline (trace.h) is written at the same moments. A file
+/// destination is replaced atomically (temp file + rename); a path ending in ".json" receives the
+/// JSON export instead of the text.
 ///
 /// Exit: the writer runs from an atexit handler, during static destruction. Everything it reaches
 /// (the registry, the flags, the op registry, the tick source, the tip and dtype tables) is either
@@ -64,6 +65,8 @@ class GlobalProfiles {
  private:
   GlobalProfiles() = default;
   void install_handlers();
+  /// Turns the timeline on when the options ask for one (profiling.trace); under mutex_.
+  void start_tracing_if_asked();
 
   mutable std::mutex mutex_;
   std::vector<std::shared_ptr<ProfileCollector>> collectors_;

@@ -207,6 +207,14 @@ struct ZoneEdge {
 /// Both hosts' threads in one record (sites of `b` appended and renumbered).
 [[nodiscard]] HostRecord merge_host_records(const HostRecord& a, const HostRecord& b);
 
+/// The timeline written with the profile (profiling.trace, --trace; trace.h), for the header.
+struct TraceSummary {
+  std::string path;  ///< empty: no timeline was written
+  std::int64_t event_count = 0;
+  std::int64_t dropped_event_count = 0;  ///< lost when a thread's ring wrapped
+  std::int64_t ring_capacity_events = 0;
+};
+
 struct Profile {
   int schema_version = kProfileSchemaVersion;
   std::string title;  ///< empty for a single function; "Sum of all(N) ..." for sums
@@ -221,6 +229,7 @@ struct Profile {
   double roof_bytes_per_second = -1; ///< the recording machine's roof (machine_roof.h);
   double roof_flops_per_second = -1; ///< negative: unknown
   HostRecord host;                   ///< host-code zones (zones.h); empty when none ran
+  TraceSummary trace;                ///< the timeline written alongside, if any
 
   /// Sum of node times over all functions.
   [[nodiscard]] std::int64_t kernel_ns() const;

@@ -26,6 +26,10 @@ struct ProfileOptions {
   bool min_peak_memory = false;    ///< search the minimum peak over all valid node orders
   int n_zones = 20;                ///< rows of the Host zones table (> 0)
   bool zones_by_cumtime = false;   ///< profiling.zone_sort=cumtime: sort zones by cumtime
+  /// profiling.trace: with profile on, record a timeline and write it here (trace.h); empty: none.
+  std::string trace;
+  /// profiling.trace_buffer_mb: each thread's timeline ring, in bytes.
+  std::int64_t trace_buffer_bytes = std::int64_t{8} << 20;
 };
 
 /// Parses a comma-separated list of name=value pairs on top of the defaults. Throws
@@ -33,9 +37,9 @@ struct ProfileOptions {
 /// '=', or a bad value.
 [[nodiscard]] ProfileOptions parse_flags(std::string_view text);
 
-/// With `profile` on, checks that the destination file can be written (check_output_path), so
-/// that a bad path stops the program when the flags are read, not at exit when the profile is
-/// lost. Throws Error(BadFlag) naming the flag, the path and the problem.
+/// With `profile` on, checks that the destination file and the timeline file can be written
+/// (check_output_path), so that a bad path stops the program when the flags are read, not at exit
+/// when the profile is lost. Throws Error(BadFlag) naming the flag, the path and the problem.
 void check_destination(const ProfileOptions& options);
 
 /// The flags of this process: TSCOPE_FLAGS parsed once, on first use, and the destination

@@ -38,6 +38,7 @@ struct OnnxProfileSettings {
   int iterations = 10;
   int warmup = 1;
   std::string json_path;
+  std::string trace_path;  ///< the timeline's file (tracing already on); empty: none
   bool min_peak = false;  ///< search the minimum memory peak over node orders
 };
 
