@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+// function() and the compiled Function as Python objects. A call converts its arguments with
+// numpy_tensor.h (no copy for C-contiguous arrays of the input's dtype), runs without the GIL, so
+// several Python threads can call at once, and hands the result buffers to NumPy.
+#include <pybind11/stl.h>
+
+#include "binding.h"
+#include "givens.h"
+#include "numpy_tensor.h"
+#include "operands.h"
+#include "python_site.h"
+#include "tscope/profile/global_profiles.h"
+#include "tscope/profile/profile_options.h"
+#include "tscope/runtime/function.h"
+
+namespace tscope::python {
+namespace {
+
+struct PythonFunction {
+  Function function;
+  std::vector<DType> input_dtypes;
+  bool single_output = false;
+
+  py::object call(const py::args& args) const {
+    std::vector<Tensor> inputs;
+    inputs.reserve(args.size());
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::optional<DType> hint =
+          i < input_dtypes.size() ? std::optional<DType>(input_dtypes[i]) : std::nullopt;
+      inputs.push_back(tensor_from_object(args[i], hint));
+    }
+    std::vector<Tensor> outputs;
+    {
+      py::gil_scoped_release no_gil;
+      outputs = function(inputs);
+      // The lent arrays are released with the GIL held (ArrayLender takes it if needed).
+    }
+    if (single_output) return array_from_tensor(std::move(outputs[0]));
+    py::list results(outputs.size());
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      results[i] = array_from_tensor(std::move(outputs[i]));
+    }
+    return results;
+  }
+};
+
+std::vector<Update> to_updates(const py::iterable& pairs) {
+  std::vector<Update> updates;
+  for (const py::handle pair : pairs) {
+    const auto items = pair.cast<py::sequence>();
+    if (items.size() != 2) {
+      throw_error(ErrorKind::InvalidArgument,
+                  "function: each update is a (shared variable, new value) pair, got {} items",
+                  items.size());
+    }
+    updates.push_back({to_variable(items[0]), to_variable(items[1])});
+  }
+  return updates;
+}
+
+std::vector<std::pair<Variable, Variable>> to_givens(const py::iterable& pairs) {
+  std::vector<std::pair<Variable, Variable>> givens;
+  for (const py::handle pair : pairs) {
+    const auto items = pair.cast<py::sequence>();
+    if (items.size() != 2 || !py::isinstance<Variable>(items[0])) {
+      throw_error(ErrorKind::InvalidArgument,
+                  "function: each given is a (Variable, replacement) pair");
+    }
+    givens.emplace_back(items[0].cast<Variable>(), to_variable(items[1]));
+  }
+  return givens;
+}
+
+}  // namespace
+
+void bind_function(py::module_& module) {
+  py::class_<PythonFunction>(module, "Function", py::dynamic_attr(),
+                            "A compiled function (tensorscope.function).")
+      .def("__call__", &PythonFunction::call)
+      .def_property_readonly("name", [](const PythonFunction& f) { return f.function.name(); })
+      .def_property_readonly("collector",
+                             [](const PythonFunction& f) { return f.function.collector(); })
+      .def("reset_profile_timings",
+           [](const PythonFunction& f) { f.function.reset_profile_timings(); })
+      .def("graph_text", [](const PythonFunction& f) {
+        std::string text;
+        for (const auto& node : f.function.graph().toposort()) text += node->to_string() + "\n";
+        return text;
+      }, "The compiled graph, one node per line, in execution order.");
+
+  module.def(
+      "function",
+      [](const std::vector<Variable>& inputs, const py::iterable& outputs, bool single_output,
+         const py::iterable& updates, const py::iterable& givens, const std::string& name,
+         const std::shared_ptr<profile::ProfileCollector>& collector, bool profile,
+         bool global_profile, const py::dict& options) {
+        PythonSite site("function");
+        std::vector<Variable> output_variables;
+        for (const py::handle output : outputs) output_variables.push_back(to_variable(output));
+        GivenGraph graph = apply_givens(output_variables, to_updates(updates), to_givens(givens));
+        FunctionOptions function_options;
+        function_options.name = name.empty() ? python_caller_site().short_string() : name;
+        function_options.profile = profile || collector != nullptr;
+        function_options.collector = collector;
+        for (const auto& [key, value] : options) {
+          const auto option = key.cast<std::string>();
+          if (option == "profile_memory") {
+            function_options.profile_memory = value.cast<bool>();
+          } else if (option == "allow_gc") {
+            function_options.allow_gc = value.cast<bool>();
+          } else if (option == "ignore_first_call") {
+            function_options.ignore_first_call = value.cast<bool>();
+          } else if (option == "excluded_rewrites") {
+            function_options.excluded_rewrites = value.cast<std::vector<std::string>>();
+          } else {
+            throw_error(ErrorKind::InvalidArgument, "function: unknown option '{}'", option);
+          }
+        }
+        std::vector<DType> input_dtypes;
+        for (const Variable& input : inputs) input_dtypes.push_back(input.dtype());
+        PythonFunction result{
+            function(inputs, graph.outputs, graph.updates, function_options),
+            std::move(input_dtypes), single_output};
+        // TSCOPE_FLAGS=profile=true registers every profiled function already; ts.config.profile
+        // set from Python does it here.
+        if (global_profile && !profile::process_flags().profile && result.function.collector()) {
+          profile::GlobalProfiles::instance().add(result.function.collector());
+        }
+        return result;
+      },
+      py::arg("inputs"), py::arg("outputs"), py::arg("single_output"), py::arg("updates"),
+      py::arg("givens"), py::arg("name"), py::arg("collector"), py::arg("profile"),
+      py::arg("global_profile"), py::arg("options"));
+}
+
+}  // namespace tscope::python
