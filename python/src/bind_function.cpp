@@ -27,7 +27,12 @@ struct PythonFunction {
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::optional<DType> hint =
           i < input_dtypes.size() ? std::optional<DType>(input_dtypes[i]) : std::nullopt;
-      inputs.push_back(tensor_from_object(args[i], hint));
+      try {
+        inputs.push_back(tensor_from_object(args[i], hint));
+      } catch (Error& error) {
+        throw error.add_context(
+            fmt::format("while converting argument {} of function '{}'", i, function.name()));
+      }
     }
     std::vector<Tensor> outputs;
     {

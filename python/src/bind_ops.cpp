@@ -115,19 +115,19 @@ void bind_ops(py::module_& module) {
   module.def("input", [](const py::object& dtype, const std::vector<std::optional<std::int64_t>>& dims,
                          const std::string& name) {
     PythonSite site("input");
-    return tensor(*dtype_from_object(dtype), to_dims(dims), name);
+    return at_python_site(tensor(*dtype_from_object(dtype), to_dims(dims), name));
   }, py::arg("dtype"), py::arg("dims"), py::arg("name") = "",
      "A graph input of `dtype` whose extents are `dims` (None: known at call time).");
   module.def("constant", [](const py::object& value, const std::string& name,
                             const py::object& dtype) {
     PythonSite site("constant");
-    return constant(tensor_copy_from_object(value, dtype_from_object(dtype)), name);
+    return at_python_site(constant(tensor_copy_from_object(value, dtype_from_object(dtype)), name));
   }, py::arg("value"), py::arg("name") = "", py::arg("dtype") = py::none());
   module.def("shared", [](const py::object& value, const std::string& name, const py::object& dtype,
                           bool fixed_shape) {
     PythonSite site("shared");
     Tensor tensor = tensor_copy_from_object(value, dtype_from_object(dtype));
-    return fixed_shape ? shared_fixed_shape(tensor, name) : shared(tensor, name);
+    return at_python_site(fixed_shape ? shared_fixed_shape(tensor, name) : shared(tensor, name));
   }, py::arg("value"), py::arg("name") = "", py::arg("dtype") = py::none(),
      py::arg("fixed_shape") = false);
   module.def("as_variable", [](const py::object& value) {

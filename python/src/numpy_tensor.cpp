@@ -103,7 +103,14 @@ Tensor tensor_from_object(const py::handle& object, std::optional<DType> dtype_h
     array = py::reinterpret_borrow<py::array>(object);
   } else {
     py::object numpy_dtype_hint = dtype_hint ? py::object(numpy_dtype(*dtype_hint)) : py::none();
-    array = py::module_::import("numpy").attr("asarray")(object, numpy_dtype_hint);
+    try {
+      array = py::module_::import("numpy").attr("asarray")(object, numpy_dtype_hint);
+    } catch (py::error_already_set& error) {
+      throw_error(ErrorKind::TypeMismatch, "cannot convert a value of type '{}' to {} array: {}",
+                  py::str(py::type::of(object).attr("__name__")).cast<std::string>(),
+                  dtype_hint ? "a " + std::string(dtype_name(*dtype_hint)) : std::string("an"),
+                  error.what());
+    }
   }
   const DType dtype = dtype_from_numpy(array.dtype());
   if ((array.flags() & py::array::c_style) == 0) {

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "operands.h"
 
+#include <pybind11/stl.h>
+
 #include "numpy_tensor.h"
+#include "python_site.h"
 #include "tscope/core/error.h"
 #include "tscope/graph/constructors.h"
 #include "tscope/ops/elementwise_more.h"
@@ -15,7 +18,7 @@ bool is_python_number(const py::handle& value) {
 }
 
 Variable int64_constant(std::int64_t value) {
-  return constant(Tensor::scalar(static_cast<double>(value), DType::Int64));
+  return at_python_site(constant(Tensor::scalar(static_cast<double>(value), DType::Int64)));
 }
 
 IndexBound to_bound(const py::handle& value) {
@@ -34,13 +37,13 @@ IndexBound to_bound(const py::handle& value) {
 Variable to_variable(const py::handle& value) {
   if (py::isinstance<Variable>(value)) return value.cast<Variable>();
   if (py::isinstance<py::bool_>(value)) {
-    return constant(Tensor::scalar(value.cast<bool>() ? 1.0 : 0.0, DType::Bool));
+    return at_python_site(constant(Tensor::scalar(value.cast<bool>() ? 1.0 : 0.0, DType::Bool)));
   }
   if (py::isinstance<py::int_>(value)) return int64_constant(value.cast<std::int64_t>());
   if (py::isinstance<py::float_>(value)) {
-    return constant(Tensor::scalar(value.cast<double>(), DType::Float64));
+    return at_python_site(constant(Tensor::scalar(value.cast<double>(), DType::Float64)));
   }
-  return constant(tensor_copy_from_object(value));
+  return at_python_site(constant(tensor_copy_from_object(value)));
 }
 
 std::pair<Operand, Operand> to_operands(const py::handle& a, const py::handle& b) {

@@ -55,6 +55,11 @@ SourceSite python_caller_site() {
   return site;
 }
 
+Variable at_python_site(Variable variable) {
+  variable.node()->provenance.site = python_caller_site();
+  return variable;
+}
+
 PythonSite::PythonSite(std::string user_op)
     : scope_(Provenance{python_caller_site(), std::move(user_op)}, /*forced=*/false) {}
 

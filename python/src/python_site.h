@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tscope/graph/provenance.h"
+#include "tscope/graph/variable.h"
 
 namespace tscope::python {
 
@@ -18,6 +19,11 @@ void set_package_dir(std::string directory);
 /// The innermost frame outside the package; an unknown site (line 0) when Python has no frame
 /// (a call from C) or every frame is inside the package.
 [[nodiscard]] SourceSite python_caller_site();
+
+/// `variable`, a graph input, constant or shared variable just created by the bindings, with the
+/// Python caller's site (free-standing variables take their site from the builder's
+/// std::source_location, not from the active scope).
+Variable at_python_site(Variable variable);
 
 /// RAII: while alive, nodes created on this thread take the Python caller's site and `user_op`
 /// ("dot", "softmax", "getitem"), unless an outer scope is already active.
