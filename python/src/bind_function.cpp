@@ -5,10 +5,10 @@
 #include <pybind11/stl.h>
 
 #include "binding.h"
-#include "givens.h"
 #include "numpy_tensor.h"
 #include "operands.h"
 #include "python_site.h"
+#include "tscope/graph/clone_replace.h"
 #include "tscope/profile/global_profiles.h"
 #include "tscope/profile/profile_options.h"
 #include "tscope/runtime/function.h"
@@ -102,7 +102,19 @@ void bind_function(py::module_& module) {
         PythonSite site("function");
         std::vector<Variable> output_variables;
         for (const py::handle output : outputs) output_variables.push_back(to_variable(output));
-        GivenGraph graph = apply_givens(output_variables, to_updates(updates), to_givens(givens));
+        std::vector<Update> update_list = to_updates(updates);
+        const std::size_t output_count = output_variables.size();
+        // Outputs and update values go through givens together, as one list.
+        for (const Update& update : update_list) output_variables.push_back(update.new_value);
+        try {
+          output_variables = clone_replace(output_variables, to_givens(givens));
+        } catch (Error& error) {
+          throw error.add_context("in the givens of function()");
+        }
+        for (std::size_t i = 0; i < update_list.size(); ++i) {
+          update_list[i].new_value = output_variables[output_count + i];
+        }
+        output_variables.resize(output_count);
         FunctionOptions function_options;
         function_options.name = name.empty() ? python_caller_site().short_string() : name;
         function_options.profile = profile || collector != nullptr;
@@ -124,7 +136,7 @@ void bind_function(py::module_& module) {
         std::vector<DType> input_dtypes;
         for (const Variable& input : inputs) input_dtypes.push_back(input.dtype());
         PythonFunction result{
-            function(inputs, graph.outputs, graph.updates, function_options),
+            function(inputs, output_variables, update_list, function_options),
             std::move(input_dtypes), single_output};
         // TSCOPE_FLAGS=profile=true registers every profiled function already; ts.config.profile
         // set from Python does it here.

@@ -133,7 +133,7 @@ def test_givens_key_not_in_the_graph():
     x = T.dvector("x")
     stray = T.dvector("stray")
     expect_error(lambda: ts.function([x], x.sum(), givens={stray: x}), ts.InvalidArgumentError,
-                 ValueError, "givens: 'stray' is not in the graph")
+                 ValueError, "'stray' is not in the graph", "givens")
     expect_error(lambda: ts.function([x], x.sum(), givens={x: T.fvector("f")}),
                  ts.TypeMismatchError, TypeError, "givens")
 

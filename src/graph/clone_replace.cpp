@@ -1,22 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "givens.h"
+#include "tscope/graph/clone_replace.h"
 
 #include <unordered_map>
 #include <unordered_set>
 
 #include "tscope/graph/apply.h"
 
-namespace tscope::python {
+namespace tscope {
 namespace {
 
 class Rebuilder {
  public:
-  explicit Rebuilder(const std::vector<std::pair<Variable, Variable>>& givens) {
-    for (const auto& [key, value] : givens) {
+  explicit Rebuilder(const std::vector<std::pair<Variable, Variable>>& replacements) {
+    for (const auto& [key, value] : replacements) {
       if (key.dtype() != value.dtype() || key.rank() != value.rank()) {
         throw_error(ErrorKind::TypeMismatch,
-                    "givens: '{}' of type {} is replaced by '{}' of type {}; expected the same "
-                    "dtype and rank",
+                    "clone_replace: '{}' of type {} is replaced by '{}' of type {}; expected the "
+                    "same dtype and rank",
                     key.to_string(), key.type().to_string(), value.to_string(),
                     value.type().to_string());
       }
@@ -77,24 +77,23 @@ class Rebuilder {
 
 }  // namespace
 
-GivenGraph apply_givens(const std::vector<Variable>& outputs, const std::vector<Update>& updates,
-                        const std::vector<std::pair<Variable, Variable>>& givens) {
-  if (givens.empty()) return {outputs, updates};
-  Rebuilder rebuilder(givens);
-  GivenGraph result;
-  for (const Variable& output : outputs) result.outputs.push_back(rebuilder.rebuild(output));
-  for (const Update& update : updates) {
-    result.updates.push_back({update.shared, rebuilder.rebuild(update.new_value)});
-  }
-  for (const auto& [key, value] : givens) {
+std::vector<Variable> clone_replace(
+    const std::vector<Variable>& outputs,
+    const std::vector<std::pair<Variable, Variable>>& replacements) {
+  if (replacements.empty()) return outputs;
+  Rebuilder rebuilder(replacements);
+  std::vector<Variable> result;
+  result.reserve(outputs.size());
+  for (const Variable& output : outputs) result.push_back(rebuilder.rebuild(output));
+  for (const auto& [key, value] : replacements) {
     if (!rebuilder.used(key)) {
       throw_error(ErrorKind::InvalidArgument,
-                  "givens: '{}' is not in the graph of the outputs or updates; the key must be a "
-                  "Variable they depend on",
+                  "clone_replace: '{}' is not in the graph of the outputs; a replaced Variable "
+                  "must be one they depend on",
                   key.to_string());
     }
   }
   return result;
 }
 
-}  // namespace tscope::python
+}  // namespace tscope
