@@ -2,13 +2,17 @@
 // function() and the compiled Function as Python objects. A call converts its arguments with
 // numpy_tensor.h (no copy for C-contiguous arrays of the input's dtype), runs without the GIL, so
 // several Python threads can call at once, and hands the result buffers to NumPy.
+#include <unordered_set>
+
 #include <pybind11/stl.h>
 
 #include "binding.h"
 #include "numpy_tensor.h"
 #include "operands.h"
 #include "python_site.h"
+#include "tscope/graph/apply.h"
 #include "tscope/graph/clone_replace.h"
+#include "tscope/graph/traversal.h"
 #include "tscope/profile/global_profiles.h"
 #include "tscope/profile/profile_options.h"
 #include "tscope/runtime/function.h"
@@ -76,6 +80,26 @@ std::vector<std::pair<Variable, Variable>> to_givens(const py::iterable& pairs) 
   return givens;
 }
 
+// Theano's default updates: of `candidates` (the random streams' state updates), those whose
+// shared variable the outputs or updates read and that the caller does not update already.
+void add_default_updates(const std::vector<Variable>& outputs,
+                         const std::vector<Update>& candidates, std::vector<Update>& updates) {
+  if (candidates.empty()) return;
+  std::vector<Variable> roots = outputs;
+  for (const Update& update : updates) roots.push_back(update.new_value);
+  std::unordered_set<const VariableNode*> read;
+  for (const ApplyNode* node : ancestors_in_topological_order(roots)) {
+    for (const Variable& input : node->inputs()) read.insert(input.node());
+  }
+  std::unordered_set<const VariableNode*> updated;
+  for (const Update& update : updates) updated.insert(update.shared.node());
+  for (const Update& candidate : candidates) {
+    if (read.count(candidate.shared.node()) != 0 && updated.count(candidate.shared.node()) == 0) {
+      updates.push_back(candidate);
+    }
+  }
+}
+
 }  // namespace
 
 void bind_function(py::module_& module) {
@@ -98,7 +122,7 @@ void bind_function(py::module_& module) {
       [](const std::vector<Variable>& inputs, const py::iterable& outputs, bool single_output,
          const py::iterable& updates, const py::iterable& givens, const std::string& name,
          const std::shared_ptr<profile::ProfileCollector>& collector, bool profile,
-         bool global_profile, const py::dict& options) {
+         bool global_profile, const py::dict& options, const py::iterable& default_updates) {
         PythonSite site("function");
         std::vector<Variable> output_variables;
         for (const py::handle output : outputs) output_variables.push_back(to_variable(output));
@@ -115,6 +139,7 @@ void bind_function(py::module_& module) {
           update_list[i].new_value = output_variables[output_count + i];
         }
         output_variables.resize(output_count);
+        add_default_updates(output_variables, to_updates(default_updates), update_list);
         FunctionOptions function_options;
         function_options.name = name.empty() ? python_caller_site().short_string() : name;
         function_options.profile = profile || collector != nullptr;
@@ -147,7 +172,7 @@ void bind_function(py::module_& module) {
       },
       py::arg("inputs"), py::arg("outputs"), py::arg("single_output"), py::arg("updates"),
       py::arg("givens"), py::arg("name"), py::arg("collector"), py::arg("profile"),
-      py::arg("global_profile"), py::arg("options"));
+      py::arg("global_profile"), py::arg("options"), py::arg("default_updates"));
 }
 
 }  // namespace tscope::python

@@ -13,8 +13,14 @@ void bind_errors(py::module_& module);
 void bind_variable(py::module_& module);
 /// Graph constructors, op builders, grad and random streams.
 void bind_ops(py::module_& module);
+/// Convolution, pooling and batch normalisation.
+void bind_nnet(py::module_& module);
+/// Random streams.
+void bind_random(py::module_& module);
 /// function(), the compiled Function and shared variables' values.
 void bind_function(py::module_& module);
+/// ONNX import.
+void bind_onnx(py::module_& module);
 /// Profile objects, flags and the process-wide profile list.
 void bind_profile(py::module_& module);
 

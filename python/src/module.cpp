@@ -14,8 +14,11 @@ PYBIND11_MODULE(_core, module) {
   bind_errors(module);
   bind_variable(module);
   bind_ops(module);
+  bind_nnet(module);
+  bind_random(module);
   bind_function(module);
   bind_profile(module);
+  bind_onnx(module);
   module.def("set_package_dir", &set_package_dir,
              "Frames from files under this directory are not user code (creation sites).");
   module.attr("__version__") = tscope::version();

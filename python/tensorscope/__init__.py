@@ -40,11 +40,11 @@ from .configuration import config  # noqa: E402
 from .compile import function, grad, shared  # noqa: E402
 from .profiling import ProfileStats  # noqa: E402
 from . import profiling as profile  # noqa: E402
-from . import tensor  # noqa: E402
+from . import onnx, tensor  # noqa: E402
 
 __all__ = [
     "BadFlagError", "IndexOutOfRangeError", "InternalError", "InvalidArgumentError", "IoError",
     "NotDifferentiableError", "OutOfMemoryError", "ParseError", "ProfileStats",
     "ShapeMismatchError", "TensorscopeError", "TypeMismatchError", "UnsupportedError", "Variable",
-    "config", "function", "grad", "profile", "shared", "tensor",
+    "config", "function", "grad", "onnx", "profile", "shared", "tensor",
 ]

@@ -5,6 +5,7 @@ from collections.abc import Mapping
 from . import _core
 from .configuration import config
 from .profiling import ProfileStats
+from .tensor import shared_randomstreams
 
 _MODES = (None, "FAST_RUN", "FAST_COMPILE")
 
@@ -54,7 +55,8 @@ def function(inputs, outputs=None, mode=None, updates=None, givens=None, name=No
         options["excluded_rewrites"] = list(excluded_rewrites)
     compiled = _core.function(
         list(inputs), output_list, single_output, _pairs(updates, "updates"),
-        _pairs(givens, "givens"), name or "", collector, profiled, global_profile, options)
+        _pairs(givens, "givens"), name or "", collector, profiled, global_profile, options,
+        shared_randomstreams.default_updates())
     compiled.profile = ProfileStats(collector=compiled.collector) if profiled else None
     return compiled
 

@@ -7,7 +7,7 @@ Python operators and Theano's methods (x.T, x.sum(axis=1), x[1:, 0], x.dimshuffl
 """
 from .. import _core
 from ..configuration import config
-from . import nnet  # noqa: F401
+from . import nnet, shared_randomstreams, signal  # noqa: F401
 
 Variable = _core.Variable
 TensorVariable = _core.Variable
