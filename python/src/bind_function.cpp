@@ -42,8 +42,9 @@ struct PythonFunction {
     {
       py::gil_scoped_release no_gil;
       outputs = function(inputs);
-      // The lent arrays are released with the GIL held (ArrayLender takes it if needed).
+      inputs.clear();  // the engine keeps what it still needs
     }
+    release_pending_arrays();
     if (single_output) return array_from_tensor(std::move(outputs[0]));
     py::list results(outputs.size());
     for (std::size_t i = 0; i < outputs.size(); ++i) {

@@ -220,8 +220,14 @@ void bind_variable(py::module_& module) {
       .def("__getitem__", &getitem)
       .def("dot", [](const py::object& self, const py::object& other) { return matmul(self, other); })
       .def("reshape", [](const Variable& x, const py::args& shape, const py::kwargs& kwargs) {
-        // x.reshape((a, b)), x.reshape(a, b) and Theano's x.reshape(shape, ndim=...).
-        (void)kwargs;
+        // x.reshape((a, b)), x.reshape(a, b) and Theano's x.reshape(shape, ndim=...); the
+        // target's length gives ndim.
+        for (const auto& [key, value] : kwargs) {
+          if (key.cast<std::string>() != "ndim") {
+            throw_error(ErrorKind::InvalidArgument, "reshape: unexpected argument '{}'",
+                        key.cast<std::string>());
+          }
+        }
         if (shape.size() == 1) return reshape_to(x, shape[0]);
         return reshape_to(x, shape);
       })
@@ -261,7 +267,14 @@ void bind_variable(py::module_& module) {
       .def("argmax", reduction<&argmax>("argmax"), py::arg("axis") = py::none(), py::arg("keepdims") = false)
       .def("argmin", reduction<&argmin>("argmin"), py::arg("axis") = py::none(), py::arg("keepdims") = false)
       .def("get_value", [](const Variable& v, bool borrow) {
-        py::array value = array_from_tensor(v.get_value());
+        Tensor tensor;
+        {
+          // A call on another thread may hold the shared-values lock while it runs.
+          py::gil_scoped_release no_gil;
+          tensor = v.get_value();
+        }
+        release_pending_arrays();
+        py::array value = array_from_tensor(std::move(tensor));
         if (borrow) return value;
         return py::array(value.attr("copy")());
       }, py::arg("borrow") = false, "The value of a shared variable (a copy unless borrow=True).")
@@ -269,7 +282,13 @@ void bind_variable(py::module_& module) {
         // The engine's type check names the variable; a copy unless borrow=True, so that later
         // writes to the caller's array do not change the shared value.
         Tensor tensor = tensor_from_object(value, v.dtype());
-        v.set_value(borrow ? tensor : tensor.clone());
+        if (!borrow) tensor = tensor.clone();
+        {
+          py::gil_scoped_release no_gil;
+          v.set_value(tensor);
+          tensor = Tensor();
+        }
+        release_pending_arrays();
       }, py::arg("value"), py::arg("borrow") = false);
 }
 

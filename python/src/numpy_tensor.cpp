@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "numpy_tensor.h"
 
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "tscope/core/allocator.h"
 #include "tscope/core/buffer.h"
@@ -10,30 +12,44 @@
 namespace tscope::python {
 namespace {
 
+// Arrays whose last engine holder went away on a thread without the GIL. Taking the GIL there
+// could deadlock (that thread may hold an engine lock that a thread holding the GIL waits for),
+// so the reference is parked here and dropped by the next binding call that holds the GIL. The
+// mutex is held only to move pointers, never while waiting for anything else.
+std::mutex& pending_mutex() {
+  static std::mutex& mutex = *new std::mutex();
+  return mutex;
+}
+std::vector<PyObject*>& pending_arrays() {
+  static std::vector<PyObject*>& arrays = *new std::vector<PyObject*>();
+  return arrays;
+}
+
 // Lends an ndarray's memory to exactly one Buffer: allocate() hands out the array's data and
 // deallocate(), run by the Buffer's destructor as its last act, drops the array reference and
 // the lender. Buffers reach their memory only through an Allocator, so this is how the engine
 // sees foreign memory without a copy.
 class ArrayLender final : public Allocator {
  public:
-  explicit ArrayLender(py::array array) : array_(std::move(array)) {}
+  explicit ArrayLender(py::array array) : array_(array.release().ptr()) {}
 
-  void* allocate(std::size_t /*bytes*/) override { return const_cast<void*>(array_.data()); }
+  void* allocate(std::size_t /*bytes*/) override {
+    return py::detail::array_proxy(array_)->data;
+  }
 
   void deallocate(void* /*pointer*/, std::size_t /*bytes*/) noexcept override {
-    // The last holder may be a function's execution frame, destroyed on any thread, possibly
-    // after the interpreter has started to shut down: then the reference is left to the exit.
-    if (Py_IsInitialized() != 0 && _Py_IsFinalizing() == 0) {
-      py::gil_scoped_acquire gil;
-      array_ = py::array();
-    } else {
-      array_.release();
+    if (Py_IsInitialized() != 0 && PyGILState_Check() != 0) {
+      Py_DECREF(array_);
+    } else if (Py_IsInitialized() != 0) {
+      std::lock_guard lock(pending_mutex());
+      pending_arrays().push_back(array_);
     }
+    // After the interpreter has shut down, the reference is left to the process exit.
     delete this;
   }
 
  private:
-  py::array array_;
+  PyObject* array_;  // one owned reference
 };
 
 bool native_order(const py::dtype& dtype) {
@@ -121,6 +137,16 @@ Tensor tensor_from_object(const py::handle& object, std::optional<DType> dtype_h
 
 Tensor tensor_copy_from_object(const py::handle& object, std::optional<DType> dtype_hint) {
   return tensor_from_object(object, dtype_hint).clone();
+}
+
+void release_pending_arrays() {
+  std::vector<PyObject*> arrays;
+  {
+    std::lock_guard lock(pending_mutex());
+    if (pending_arrays().empty()) return;
+    arrays.swap(pending_arrays());
+  }
+  for (PyObject* array : arrays) Py_DECREF(array);
 }
 
 py::array array_from_tensor(Tensor tensor) {

@@ -35,6 +35,10 @@ namespace py = pybind11;
 /// A deep copy of `object` as a Tensor (shared variables own their values, as in Theano).
 [[nodiscard]] Tensor tensor_copy_from_object(const py::handle& object,
                                              std::optional<DType> dtype_hint = std::nullopt);
+/// Drops the array references that the engine released on threads without the GIL; call with
+/// the GIL held.
+void release_pending_arrays();
+
 /// An ndarray over `tensor`'s memory (see above).
 [[nodiscard]] py::array array_from_tensor(Tensor tensor);
 
