@@ -13,6 +13,28 @@ option(TSCOPE_WERROR "Treat compiler warnings as errors" OFF)
 option(TSCOPE_ZONES "Compile the host-code zone macros (TSCOPE_ZONE, ...); OFF: they expand to nothing"
        ON)
 set(TSCOPE_SANITIZE "" CACHE STRING "Semicolon list of sanitizers (address;undefined;thread)")
+# The Python package (python/, docs/python.md) defaults ON when Python 3 with its headers and
+# NumPy, and pybind11, are found, and the build is not instrumented: a sanitized extension loads
+# into a stock python only with the sanitizer runtime preloaded (docs/python.md, "Sanitizers").
+if(NOT DEFINED Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
+  # The distribution's interpreter, whose NumPy and pytest scripts/bootstrap installs, ahead of
+  # any other python3 on PATH.
+  set(Python3_EXECUTABLE /usr/bin/python3)
+endif()
+find_package(Python3 3.9 QUIET COMPONENTS Interpreter Development.Module NumPy)
+if(Python3_FOUND)
+  find_package(pybind11 2.6 CONFIG QUIET)
+endif()
+set(_tscope_python_default OFF)
+if(Python3_FOUND AND pybind11_FOUND AND NOT TSCOPE_SANITIZE AND NOT TSCOPE_BUILD_FUZZERS)
+  set(_tscope_python_default ON)
+endif()
+option(TSCOPE_BUILD_PYTHON "Build the tensorscope Python package (pybind11 + NumPy)"
+       ${_tscope_python_default})
+if(TSCOPE_BUILD_PYTHON AND NOT (Python3_FOUND AND pybind11_FOUND))
+  message(FATAL_ERROR "TSCOPE_BUILD_PYTHON needs Python 3 (headers, NumPy) and pybind11: run "
+                      "scripts/bootstrap")
+endif()
 option(TSCOPE_BUILD_FUZZERS "Build the libFuzzer targets (clang only; scripts/fuzz)" OFF)
 if(TSCOPE_BUILD_FUZZERS)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
@@ -36,7 +58,8 @@ if(TSCOPE_CCACHE)
 endif()
 
 message(STATUS "Tensorscope options:")
-foreach(_opt TSCOPE_BUILD_TESTS TSCOPE_BUILD_BENCHMARKS TSCOPE_BUILD_FUZZERS TSCOPE_WERROR TSCOPE_ZONES
+foreach(_opt TSCOPE_BUILD_TESTS TSCOPE_BUILD_BENCHMARKS TSCOPE_BUILD_FUZZERS TSCOPE_BUILD_PYTHON
+        TSCOPE_WERROR TSCOPE_ZONES
         TSCOPE_SANITIZE CMAKE_BUILD_TYPE)
   message(STATUS "  ${_opt} = ${${_opt}}")
 endforeach()

@@ -18,4 +18,8 @@ set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "libopenblas-dev, libdnnl-dev, libsleef-dev, libprotobuf-dev, libonnx-dev, libfmt-dev, nlohmann-json3-dev, pkg-config")
+if(TSCOPE_BUILD_PYTHON)
+  # The tensorscope Python package goes in too, under the interpreter's dist-packages.
+  string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", python3-numpy")
+endif()
 include(CPack)

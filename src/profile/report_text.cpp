@@ -292,9 +292,13 @@ void render_apply_table(const Profile& profile,
     }
     cells.push_back(" " + truncate(node.apply_name, width));
     out += join(cells, " ") + "\n";
-    // Nodes imported from a model file name the model node they came from, so a user can find it.
-    if (node.user_op.starts_with("onnx:")) {
-      out += fmt::format("    <- {} at {}\n", node.user_op, node.source_site);
+    // Every node names the user-level op and the line of code (or the model node) that built it,
+    // so a costly row leads back to where it came from. Nodes without a recorded site (profiles
+    // written before sites were kept) print nothing.
+    if (!node.source_site.empty() && node.source_site != "<unknown>") {
+      out += node.user_op.empty()
+                 ? fmt::format("    <- {}\n", node.source_site)
+                 : fmt::format("    <- {} at {}\n", node.user_op, node.source_site);
     }
     if (options.show_io) {
       for (std::size_t k = 0; k < node.inputs.size(); ++k) {

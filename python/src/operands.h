@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+/// Python values as graph operands: Variables pass through, numbers follow the engine's Operand
+/// rule (a constant of the other operand's dtype), arrays and lists become constants. Also the
+/// parsing of axis lists and index keys shared by the Variable methods and the module functions.
+#include <optional>
+#include <vector>
+
+#include <pybind11/pybind11.h>
+
+#include "tscope/ops/elementwise.h"
+#include "tscope/ops/indexing.h"
+
+namespace tscope::python {
+namespace py = pybind11;
+
+/// A Variable for any operand: a Variable itself; a Python bool, int or float as a bool, int64
+/// or float64 constant; anything NumPy can convert as a constant array.
+[[nodiscard]] Variable to_variable(const py::handle& value);
+
+/// The engine operands of a binary expression. A Python number becomes a number operand (a
+/// constant of the other side's dtype), except a float next to an integer Variable, which stays
+/// float64 so that `i * 0.5` is not truncated.
+[[nodiscard]] std::pair<Operand, Operand> to_operands(const py::handle& a, const py::handle& b);
+
+/// `axis` as Theano takes it: None (every axis, an empty list), an int, or a sequence of ints.
+[[nodiscard]] std::vector<std::int64_t> to_axes(const py::handle& axis);
+
+/// A reshape or zeros target: a sequence of ints, Variables or both, or an int64 vector Variable.
+/// Static targets give `static_shape`; otherwise `symbolic` is an int64 vector.
+struct ShapeArg {
+  std::optional<std::vector<std::int64_t>> static_shape;
+  Variable symbolic;
+};
+[[nodiscard]] ShapeArg to_shape(const py::handle& shape);
+
+/// A NumPy-style index key for a Variable of rank `rank`.
+struct IndexKey {
+  IndexList entries;
+  bool advanced = false;  ///< an integer array among the entries
+};
+[[nodiscard]] IndexKey to_index(const py::handle& key, int rank);
+
+}  // namespace tscope::python

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Profiles as Python objects (ts.profile).
+
+``f.profile`` of a function compiled with profile=True is a ProfileStats; several functions given
+one ProfileStats add up in it, as in Theano. ``summary()`` prints the same text report as the C++
+side and the CLI; ``to_json()`` writes the versioned JSON that ``tscope report`` and ``load``
+read back; ``apply_rows()`` returns the Apply table's data as a list of dicts.
+"""
+import sys
+
+from . import _core
+
+Profile = _core.Profile
+
+
+def _print(text, file):
+    (sys.stdout if file is None else file).write(text)
+
+
+class ProfileStats:
+    """Where one or several functions accumulate their profile (Theano's ProfileStats)."""
+
+    def __init__(self, title="", collector=None):
+        self.collector = collector if collector is not None else _core.ProfileCollector(title)
+
+    def snapshot(self):
+        """The profile so far, as a Profile (waits for calls in flight)."""
+        return self.collector.snapshot()
+
+    def summary(self, file=None):
+        """Prints the text report (to sys.stdout, or `file`)."""
+        _print(self.text(), file)
+
+    def text(self):
+        return self.snapshot().text()
+
+    def to_json(self, path=None):
+        """The JSON form; written to `path` when given."""
+        text = self.snapshot().to_json()
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(text)
+        return text
+
+    def apply_rows(self):
+        return self.snapshot().apply_rows()
+
+    def function_rows(self):
+        return self.snapshot().function_rows()
+
+
+def _summary(profile, file=None):
+    _print(profile.text(), file)
+
+
+Profile.summary = _summary
+
+
+def load(path):
+    """The profile saved at `path` (to_json or TSCOPE_FLAGS profiling.destination=*.json).
+
+    A file holding several functions' profiles gives their sum; load_all gives each.
+    """
+    profiles = _core.load_profiles(path)
+    return profiles[0] if len(profiles) == 1 else _core.sum_profiles(profiles)
+
+
+def load_all(path):
+    return _core.load_profiles(path)
