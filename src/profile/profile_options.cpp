@@ -45,6 +45,13 @@ int parse_int(std::string_view name, std::string_view value, int minimum) {
   return static_cast<int>(result);
 }
 
+std::string output_path(std::string_view name, std::string_view value) {
+  if (value.empty()) {
+    throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: {} is empty; expected a file path", name);
+  }
+  return std::string(value);
+}
+
 using Setter = std::function<void(ProfileOptions&, std::string_view name, std::string_view value)>;
 
 const std::map<std::string_view, Setter>& setters() {
@@ -69,6 +76,8 @@ const std::map<std::string_view, Setter>& setters() {
          }
          o.destination = std::string(v);
        }},
+      {"profiling.html", [](ProfileOptions& o, auto n, auto v) { o.html = output_path(n, v); }},
+      {"profiling.folded", [](ProfileOptions& o, auto n, auto v) { o.folded = output_path(n, v); }},
       {"profiling.ignore_first_call",
        [](ProfileOptions& o, auto n, auto v) { o.ignore_first_call = parse_bool(n, v); }},
       {"profiling.output_line_width",
@@ -100,16 +109,23 @@ std::string valid_names() {
 
 }  // namespace
 
-void check_destination(const ProfileOptions& options) {
-  if (!options.profile || options.destination == "stderr" || options.destination == "stdout") {
-    return;
-  }
+namespace {
+void check_file_flag(std::string_view flag, const std::string& path) {
   try {
-    check_output_path(options.destination);
+    check_output_path(path);
   } catch (const Error& error) {
-    throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: profiling.destination={}: {}",
-                options.destination, error.message());
+    throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: {}={}: {}", flag, path, error.message());
   }
+}
+}  // namespace
+
+void check_destination(const ProfileOptions& options) {
+  if (!options.profile) return;
+  if (options.destination != "stderr" && options.destination != "stdout") {
+    check_file_flag("profiling.destination", options.destination);
+  }
+  if (!options.html.empty()) check_file_flag("profiling.html", options.html);
+  if (!options.folded.empty()) check_file_flag("profiling.folded", options.folded);
 }
 
 ProfileOptions parse_flags(std::string_view text) {

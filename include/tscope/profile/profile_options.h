@@ -26,6 +26,10 @@ struct ProfileOptions {
   bool min_peak_memory = false;    ///< search the minimum peak over all valid node orders
   int n_zones = 20;                ///< rows of the Host zones table (> 0)
   bool zones_by_cumtime = false;   ///< profiling.zone_sort=cumtime: sort zones by cumtime
+  /// Also write the HTML report (report_html.h) here at exit; empty: none.
+  std::string html;
+  /// Also write folded stacks (report_folded.h) here at exit; empty: none.
+  std::string folded;
 };
 
 /// Parses a comma-separated list of name=value pairs on top of the defaults. Throws
@@ -33,7 +37,8 @@ struct ProfileOptions {
 /// '=', or a bad value.
 [[nodiscard]] ProfileOptions parse_flags(std::string_view text);
 
-/// With `profile` on, checks that the destination file can be written (check_output_path), so
+/// With `profile` on, checks that the destination file (and the html and folded files, when set)
+/// can be written (check_output_path), so
 /// that a bad path stops the program when the flags are read, not at exit when the profile is
 /// lost. Throws Error(BadFlag) naming the flag, the path and the problem.
 void check_destination(const ProfileOptions& options);
