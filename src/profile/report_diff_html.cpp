@@ -193,10 +193,9 @@ std::string peaks_section(const ProfileDiff& diff) {
     const bool both = peak.before_bytes >= 0 && peak.after_bytes >= 0;
     out += "<tr><td class=\"text\">" + escape_html(peak.name) + "</td>" +
            bytes_cell(peak.before_bytes) + bytes_cell(peak.after_bytes);
-    out += both ? "<td>" +
-                      escape_html(
-                          format_bytes(static_cast<double>(peak.after_bytes - peak.before_bytes))) +
-                      "</td>"
+    const std::int64_t change = peak.after_bytes - peak.before_bytes;
+    out += both ? "<td>" + std::string(change > 0 ? "+" : "") +
+                      escape_html(format_bytes(static_cast<double>(change))) + "</td>"
                 : "<td>-</td>";
     out += "</tr>\n";
   }

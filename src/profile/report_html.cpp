@@ -268,7 +268,9 @@ std::string render_html(const Profile& profile, const HtmlReportOptions& options
     sections.push_back(tips_section(profile));
   }
   const std::vector<FoldedStack> stacks = folded_stacks(profile);
-  if (!stacks.empty()) sections.push_back(detail::html_flame_graph_section(stacks));
+  if (!stacks.empty()) {
+    sections.push_back(detail::html_flame_graph_section(stacks, !profile.host.empty()));
+  }
 
   std::vector<std::string> names;
   for (const FunctionRecord& function : profile.functions) names.push_back(function.name);

@@ -212,7 +212,7 @@ HtmlSection html_memory_section(const Profile& profile, int max_charts) {
   return section;
 }
 
-HtmlSection html_flame_graph_section(const std::vector<FoldedStack>& stacks) {
+HtmlSection html_flame_graph_section(const std::vector<FoldedStack>& stacks, bool has_zones) {
   HtmlSection section{.id = "flame", .heading = "Flame graph"};
   const Frame root = build_tree(stacks);
   const int depth = tree_depth(root);
@@ -220,10 +220,13 @@ HtmlSection html_flame_graph_section(const std::vector<FoldedStack>& stacks) {
   const double root_ns = static_cast<double>(root.total_ns);
   const double ns_to_px = root_ns > 0 ? kChartWidth / root_ns : 0.0;
   std::string& out = section.html;
+  out += "<p class=\"note\">";
+  out += has_zones ? "Host zones (all threads merged) with the graph functions they called, and "
+                     "each function's op classes and nodes below it"
+                   : "Each graph function with its op classes and nodes below it";
   out +=
-      "<p class=\"note\">Host zones (all threads merged) with the graph functions they called, "
-      "and each function's op classes and nodes below it; width is self time summed up the "
-      "tree. Hover a frame for its times. The same stacks as <code>--folded</code>.</p>\n";
+      "; width is time. Hover a frame for its total and self time. The same stacks as "
+      "<code>--folded</code>.</p>\n";
   out += fmt::format(
       "<figure><svg class=\"chart\" role=\"img\" viewBox=\"0 0 {} {}\" width=\"{}\" "
       "height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\"><title>Flame graph</title>\n",

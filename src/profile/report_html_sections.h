@@ -23,6 +23,8 @@ struct HtmlSection {
 [[nodiscard]] HtmlSection html_memory_section(const Profile& profile, int max_charts);
 
 /// An icicle (root at the top) of the stacks: width is time, a frame's children below it.
-[[nodiscard]] HtmlSection html_flame_graph_section(const std::vector<FoldedStack>& stacks);
+/// `has_zones`: the stacks start with host zones (the note above the chart says so).
+[[nodiscard]] HtmlSection html_flame_graph_section(const std::vector<FoldedStack>& stacks,
+                                                   bool has_zones);
 
 }  // namespace tscope::profile::detail
