@@ -198,7 +198,9 @@ void GlobalProfiles::write() {
   if (!settings.html.empty() || !settings.folded.empty()) {
     const Profile all = profiles.size() == 1 ? profiles.front()
                                              : sum_profiles(profiles, sum_title(profiles.size()));
-    if (!settings.html.empty()) write_file_atomically(settings.html, render_html(all));
+    if (!settings.html.empty()) {
+      write_file_atomically(settings.html, render_html(all, {.n_chart_rows = settings.n_ops}));
+    }
     if (!settings.folded.empty()) write_file_atomically(settings.folded, render_folded(all));
   }
   activity_at_last_write_ = activity;

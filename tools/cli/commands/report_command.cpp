@@ -32,7 +32,9 @@ std::string joined(const std::vector<std::string>& paths) {
 // The HTML page and folded stacks show one profile: the file's only one, or the sum of all
 // (the last profile a report of several prints).
 template <typename Settings>
-void write_views(const std::vector<profile::Profile>& profiles, const Settings& settings) {
+void write_views(const std::vector<profile::Profile>& profiles,
+                 const Settings& settings,
+                 const profile::TextReportOptions& report) {
   const profile::Profile all =
       profiles.size() == 1
           ? profiles.front()
@@ -41,7 +43,8 @@ void write_views(const std::vector<profile::Profile>& profiles, const Settings& 
                                                 : merge_title(settings.paths));
   if (!settings.html_path.empty()) {
     profile::write_file_atomically(settings.html_path,
-                                   profile::render_html(all, {.source = joined(settings.paths)}));
+                                   profile::render_html(all, {.source = joined(settings.paths),
+                                                              .n_chart_rows = report.n_ops}));
   }
   if (!settings.folded_path.empty()) {
     profile::write_file_atomically(settings.folded_path, profile::render_folded(all));
@@ -111,7 +114,7 @@ Action add_report_command(CLI::App& app) {
     }
     report.show_signatures = report.show_signatures || settings->by_signature;
     if (!settings->html_path.empty() || !settings->folded_path.empty()) {
-      write_views(profiles, *settings);
+      write_views(profiles, *settings, report);
       return 0;
     }
     if (settings->paths.size() == 1) {
