@@ -17,6 +17,8 @@
 #include "tscope/profile/atomic_file.h"
 #include "tscope/profile/json_export.h"
 #include "tscope/profile/min_peak_search.h"
+#include "tscope/profile/report_folded.h"
+#include "tscope/profile/report_html.h"
 #include "tscope/profile/report_text.h"
 #include "tscope/profile/trace_recorder.h"
 #include "tscope/profile/zone_recorder.h"
@@ -214,6 +216,15 @@ void GlobalProfiles::write() {
     write_all_to_fd(settings.destination == "stderr" ? STDERR_FILENO : STDOUT_FILENO, text);
   } else {
     write_file_atomically(settings.destination, text);
+  }
+  // The views render the profiles' sum, as the text report's last profile does.
+  if (!settings.html.empty() || !settings.folded.empty()) {
+    const Profile all = profiles.size() == 1 ? profiles.front()
+                                             : sum_profiles(profiles, sum_title(profiles.size()));
+    if (!settings.html.empty()) {
+      write_file_atomically(settings.html, render_html(all, {.n_chart_rows = settings.n_ops}));
+    }
+    if (!settings.folded.empty()) write_file_atomically(settings.folded, render_folded(all));
   }
   activity_at_last_write_ = activity;
 }

@@ -144,6 +144,7 @@ MemoryRun simulate_memory(const FunctionRecord& function,
       }
     }
     run.peak_bytes = std::max(run.peak_bytes, running);
+    run.step_bytes.push_back(running);
     const std::set<std::int64_t> distinct(node.input_ids.begin(), node.input_ids.end());
     for (std::int64_t id : distinct) {
       if (--pending_readers[id] == 0) release(id);

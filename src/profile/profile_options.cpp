@@ -48,6 +48,13 @@ int parse_int(std::string_view name, std::string_view value, int minimum) {
 // Each thread that records gets a ring of this size; more than this is a typo, not a plan.
 constexpr int kMaxTraceBufferMegabytes = 4096;
 
+std::string output_path(std::string_view name, std::string_view value) {
+  if (value.empty()) {
+    throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: {} is empty; expected a file path", name);
+  }
+  return std::string(value);
+}
+
 using Setter = std::function<void(ProfileOptions&, std::string_view name, std::string_view value)>;
 
 const std::map<std::string_view, Setter>& setters() {
@@ -72,6 +79,8 @@ const std::map<std::string_view, Setter>& setters() {
          }
          o.destination = std::string(v);
        }},
+      {"profiling.html", [](ProfileOptions& o, auto n, auto v) { o.html = output_path(n, v); }},
+      {"profiling.folded", [](ProfileOptions& o, auto n, auto v) { o.folded = output_path(n, v); }},
       {"profiling.ignore_first_call",
        [](ProfileOptions& o, auto n, auto v) { o.ignore_first_call = parse_bool(n, v); }},
       {"profiling.output_line_width",
@@ -86,13 +95,7 @@ const std::map<std::string_view, Setter>& setters() {
          }
          o.zones_by_cumtime = v == "cumtime";
        }},
-      {"profiling.trace",
-       [](ProfileOptions& o, auto n, auto v) {
-         if (v.empty()) {
-           throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: {} is empty; expected a file path", n);
-         }
-         o.trace = std::string(v);
-       }},
+      {"profiling.trace", [](ProfileOptions& o, auto n, auto v) { o.trace = output_path(n, v); }},
       {"profiling.trace_buffer_mb",
        [](ProfileOptions& o, auto n, auto v) {
          const int megabytes = parse_int(n, v, 1);
@@ -120,24 +123,24 @@ std::string valid_names() {
 
 }  // namespace
 
+namespace {
+void check_file_flag(std::string_view flag, const std::string& path) {
+  try {
+    check_output_path(path);
+  } catch (const Error& error) {
+    throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: {}={}: {}", flag, path, error.message());
+  }
+}
+}  // namespace
+
 void check_destination(const ProfileOptions& options) {
   if (!options.profile) return;
   if (options.destination != "stderr" && options.destination != "stdout") {
-    try {
-      check_output_path(options.destination);
-    } catch (const Error& error) {
-      throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: profiling.destination={}: {}",
-                  options.destination, error.message());
-    }
+    check_file_flag("profiling.destination", options.destination);
   }
-  if (!options.trace.empty()) {
-    try {
-      check_output_path(options.trace);
-    } catch (const Error& error) {
-      throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: profiling.trace={}: {}", options.trace,
-                  error.message());
-    }
-  }
+  if (!options.html.empty()) check_file_flag("profiling.html", options.html);
+  if (!options.folded.empty()) check_file_flag("profiling.folded", options.folded);
+  if (!options.trace.empty()) check_file_flag("profiling.trace", options.trace);
 }
 
 ProfileOptions parse_flags(std::string_view text) {

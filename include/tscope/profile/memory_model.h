@@ -18,6 +18,9 @@ struct MemoryRun {
   std::int64_t total_allocated_bytes = 0;  ///< every created output: the peak without GC
   std::int64_t saved_by_inplace_bytes = 0;
   std::int64_t saved_by_view_bytes = 0;
+  /// Per node of the simulated order: the running bytes at its peak point (its outputs allocated,
+  /// its inputs not yet freed); the largest is peak_bytes. The live-bytes chart of one call.
+  std::vector<std::int64_t> step_bytes;
 };
 
 /// Indices into function.nodes in the VM's executed order.

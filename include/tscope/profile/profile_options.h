@@ -30,6 +30,10 @@ struct ProfileOptions {
   std::string trace;
   /// profiling.trace_buffer_mb: each thread's timeline ring, in bytes.
   std::int64_t trace_buffer_bytes = std::int64_t{8} << 20;
+  /// Also write the HTML report (report_html.h) here at exit; empty: none.
+  std::string html;
+  /// Also write folded stacks (report_folded.h) here at exit; empty: none.
+  std::string folded;
 };
 
 /// Parses a comma-separated list of name=value pairs on top of the defaults. Throws
@@ -37,9 +41,10 @@ struct ProfileOptions {
 /// '=', or a bad value.
 [[nodiscard]] ProfileOptions parse_flags(std::string_view text);
 
-/// With `profile` on, checks that the destination file and the timeline file can be written
-/// (check_output_path), so that a bad path stops the program when the flags are read, not at exit
-/// when the profile is lost. Throws Error(BadFlag) naming the flag, the path and the problem.
+/// With `profile` on, checks that the destination file and the html, folded and timeline files
+/// (when set) can be written (check_output_path), so that a bad path stops the program when the
+/// flags are read, not at exit when the profile is lost. Throws Error(BadFlag) naming the flag,
+/// the path and the problem.
 void check_destination(const ProfileOptions& options);
 
 /// The flags of this process: TSCOPE_FLAGS parsed once, on first use, and the destination

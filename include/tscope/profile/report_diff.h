@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// Renderers of a ProfileDiff (profile_diff.h): the text comparison in the report's Theano-like
-/// column style, and JSON for tools. Pure functions of the diff.
+/// column style, HTML for a browser, and JSON for tools. Pure functions of the diff.
 #include <string>
 
 #include "tscope/profile/profile_diff.h"
@@ -15,6 +15,11 @@ struct DiffReportOptions {
 /// Sections: header and gate settings, Function, Memory peaks, Class, Ops, Apply (each with the
 /// rows that appeared and vanished), and the gate's verdict.
 [[nodiscard]] std::string render_diff_text(const ProfileDiff& diff,
+                                           const DiffReportOptions& options = {});
+
+/// The comparison as one self-contained HTML page (html_page.h): the same sections as the text,
+/// every row in sortable tables, and a chart of the largest changes per table (n_rows bars).
+[[nodiscard]] std::string render_diff_html(const ProfileDiff& diff,
                                            const DiffReportOptions& options = {});
 
 /// The whole diff as JSON ("format": "tscope-profile-diff"; docs/profiler_formats.md), every row.

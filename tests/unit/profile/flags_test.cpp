@@ -85,5 +85,25 @@ TEST(ProfileFlags, MissingValueAndEmptyDestinationAreRejected) {
             std::string::npos);
 }
 
+TEST(ProfileFlags, ViewFilesAreParsedAndChecked) {
+  const ProfileOptions options =
+      parse_flags("profiling.html=/tmp/p.html,profiling.folded=/tmp/p.folded");
+  EXPECT_EQ(options.html, "/tmp/p.html");
+  EXPECT_EQ(options.folded, "/tmp/p.folded");
+  EXPECT_TRUE(parse_flags("").html.empty());
+  EXPECT_NE(bad_flag_message("profiling.html=").find("expected a file path"), std::string::npos);
+  EXPECT_NE(bad_flag_message("profiling.folded=").find("expected a file path"), std::string::npos);
+  // With profile on, an unwritable view file stops the program when the flags are read.
+  try {
+    check_destination(parse_flags("profile=true,profiling.folded=/nonexistent-dir/p.folded"));
+    ADD_FAILURE() << "no error for a missing directory";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::BadFlag);
+    EXPECT_NE(std::string(error.what()).find("profiling.folded=/nonexistent-dir/p.folded"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 }  // namespace
 }  // namespace tscope::profile

@@ -128,6 +128,35 @@ TEST(GlobalProfiles, WritesCostliestFirstThenTheSumToAFile) {
   registry.clear();
 }
 
+TEST(GlobalProfiles, WritesTheViewsOfTheProfilesSum) {
+  FakeClock clock(1000);
+  Job cheap = make_job(clock, "cheap", 1, 1);
+  Job costly = make_job(clock, "costly", 1, 5);
+  profile::GlobalProfiles& registry = profile::GlobalProfiles::instance();
+  const profile::ProfileOptions saved = registry.options();
+  profile::ProfileOptions options = saved;
+  options.destination = temp_path("views.txt");
+  options.html = temp_path("views.html");
+  options.folded = temp_path("views.folded");
+  registry.set_options(options);
+  registry.add(cheap.collector);
+  registry.add(costly.collector);
+  registry.write();
+  const std::string html = profile::read_file(options.html);
+  EXPECT_NE(html.find("Sum of all(2) printed profiles at exit."), std::string::npos);
+  EXPECT_NE(html.find("costly0"), std::string::npos);
+  EXPECT_NE(html.find("cheap0"), std::string::npos);
+  const std::string folded = profile::read_file(options.folded);
+  // Both functions' nodes, in the text report's order: costliest first.
+  ASSERT_NE(folded.find("costly0;Elemwise;"), std::string::npos) << folded;
+  EXPECT_LT(folded.find("costly0;Elemwise;"), folded.find("cheap0;Elemwise;")) << folded;
+  for (const std::string& path : {options.destination, options.html, options.folded}) {
+    std::filesystem::remove(path);
+  }
+  registry.set_options(saved);
+  registry.clear();
+}
+
 TEST(GlobalProfiles, MinPeakFlagSearchesBeforeWriting) {
   FakeClock clock(1000);
   Job job = make_job(clock, "searched", 1, 1);

@@ -49,6 +49,8 @@ TEST(MemoryModel, ViewKeepsItsOriginAliveUntilTheViewDies) {
   EXPECT_EQ(run.total_allocated_bytes, 1200);
   EXPECT_EQ(run.saved_by_view_bytes, 400);
   EXPECT_EQ(run.saved_by_inplace_bytes, 800);
+  // Per node: a; its view b; c with a still alive through b; d written into c once a is freed.
+  EXPECT_EQ(run.step_bytes, (std::vector<std::int64_t>{400, 400, 1200, 800}));
 }
 
 TEST(MemoryModel, InplaceDisabledAllocatesTheOutput) {

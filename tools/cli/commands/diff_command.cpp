@@ -31,6 +31,7 @@ Action add_diff_command(CLI::App& app) {
     double min_share_percent = profile::kDefaultMinSharePercent;
     int n_rows = 20;
     std::string json_path;
+    std::string html_path;
   };
   auto settings = std::make_shared<Settings>();
   CLI::App* command = app.add_subcommand(
@@ -57,8 +58,12 @@ Action add_diff_command(CLI::App& app) {
   command->add_option("--n-rows", settings->n_rows, "rows in each table (default: 20)")
       ->check(positive());
   command->add_option("--json", settings->json_path, "also write the comparison as JSON here");
+  command->add_option("--html", settings->html_path,
+                      "also write the comparison as one self-contained HTML page here");
   return [command, settings, gate]() {
     if (!command->parsed()) return -1;
+    // A bad output path fails before anything is printed.
+    if (!settings->html_path.empty()) profile::check_output_path(settings->html_path);
     const profile::Profile before = read_profile(settings->before_path);
     const profile::Profile after = read_profile(settings->after_path);
     const profile::ProfileDiff diff =
@@ -69,6 +74,10 @@ Action add_diff_command(CLI::App& app) {
     std::cout << profile::render_diff_text(diff, {.n_rows = settings->n_rows});
     if (!settings->json_path.empty()) {
       profile::write_file_atomically(settings->json_path, profile::render_diff_json(diff));
+    }
+    if (!settings->html_path.empty()) {
+      profile::write_file_atomically(settings->html_path,
+                                     profile::render_diff_html(diff, {.n_rows = settings->n_rows}));
     }
     return gate->count() > 0 && diff.gate_failed ? kDiffSlowerExitCode : 0;
   };

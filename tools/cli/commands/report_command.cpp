@@ -9,10 +9,49 @@
 #include "commands.h"
 #include "tscope/profile/atomic_file.h"
 #include "tscope/profile/json_export.h"
+#include "tscope/profile/report_folded.h"
+#include "tscope/profile/report_html.h"
 #include "tscope/profile/report_text.h"
 #include "validators.h"
 
 namespace tscope::cli {
+namespace {
+
+std::string merge_title(const std::vector<std::string>& paths) {
+  std::string title = "Merge of";
+  for (const std::string& path : paths) title += " " + path;
+  return title;
+}
+
+std::string joined(const std::vector<std::string>& paths) {
+  std::string text;
+  for (const std::string& path : paths) text += (text.empty() ? "" : ", ") + path;
+  return text;
+}
+
+// The HTML page and folded stacks show one profile: the file's only one, or the sum of all
+// (the last profile a report of several prints).
+template <typename Settings>
+void write_views(const std::vector<profile::Profile>& profiles,
+                 const Settings& settings,
+                 const profile::TextReportOptions& report) {
+  const profile::Profile all =
+      profiles.size() == 1
+          ? profiles.front()
+          : profile::sum_profiles(profiles, settings.paths.size() == 1
+                                                ? "Sum of " + settings.paths.front()
+                                                : merge_title(settings.paths));
+  if (!settings.html_path.empty()) {
+    profile::write_file_atomically(settings.html_path,
+                                   profile::render_html(all, {.source = joined(settings.paths),
+                                                              .n_chart_rows = report.n_ops}));
+  }
+  if (!settings.folded_path.empty()) {
+    profile::write_file_atomically(settings.folded_path, profile::render_folded(all));
+  }
+}
+
+}  // namespace
 
 Action add_report_command(CLI::App& app) {
   struct Settings {
@@ -22,6 +61,8 @@ Action add_report_command(CLI::App& app) {
     int n_zones = 0;
     std::string zone_sort;
     bool by_signature = false;
+    std::string html_path;
+    std::string folded_path;
   };
   auto settings = std::make_shared<Settings>();
   CLI::App* command =
@@ -45,8 +86,17 @@ Action add_report_command(CLI::App& app) {
       ->check(CLI::IsMember({"tottime", "cumtime"}));
   command->add_flag("--by-signature", settings->by_signature,
                     "list every node's time per input signature (dtypes, shapes, strides)");
+  command->add_option("--html", settings->html_path,
+                      "write the report as one self-contained HTML page here instead of printing "
+                      "the text");
+  command->add_option("--folded", settings->folded_path,
+                      "write folded stacks (flamegraph.pl, speedscope; nanoseconds) here instead "
+                      "of printing the text");
   return [command, settings]() {
     if (!command->parsed()) return -1;
+    // A bad output path fails before any file is read.
+    if (!settings->html_path.empty()) profile::check_output_path(settings->html_path);
+    if (!settings->folded_path.empty()) profile::check_output_path(settings->folded_path);
     std::vector<profile::Profile> profiles;
     profile::TextReportOptions report;
     for (std::size_t i = 0; i < settings->paths.size(); ++i) {
@@ -63,14 +113,17 @@ Action add_report_command(CLI::App& app) {
       report.sort_zones_by_cumtime = settings->zone_sort == "cumtime";
     }
     report.show_signatures = report.show_signatures || settings->by_signature;
+    if (!settings->html_path.empty() || !settings->folded_path.empty()) {
+      write_views(profiles, *settings, report);
+      return 0;
+    }
     if (settings->paths.size() == 1) {
       std::cout << (profiles.size() == 1 ? profile::render_text(profiles[0], report)
                                          : profile::render_profiles(profiles, report));
       return 0;
     }
-    std::string title = "Merge of";
-    for (const std::string& path : settings->paths) title += " " + path;
-    std::cout << profile::render_text(profile::sum_profiles(profiles, title), report);
+    std::cout << profile::render_text(profile::sum_profiles(profiles, merge_title(settings->paths)),
+                                      report);
     return 0;
   };
 }
