@@ -192,6 +192,7 @@ void GlobalProfiles::write() {
   if (settings.min_peak_memory) {
     for (Profile& profile : profiles) add_min_peaks(profile);
   }
+  TraceRecord trace;  // the timeline, when one is written: the HTML report draws it too
   if (settings.profile && !settings.trace.empty()) {
     // Written first, so the profile's header can say what it holds. Recording pauses meanwhile
     // (calls in flight finish their slices): a loop that keeps running while the file is written
@@ -200,7 +201,7 @@ void GlobalProfiles::write() {
     set_tracing(false, settings.trace_buffer_bytes);
     TraceSummary summary;
     try {
-      summary = write_trace(settings.trace);
+      summary = write_trace(settings.trace, &trace);
     } catch (...) {
       if (was_tracing) set_tracing(true, settings.trace_buffer_bytes);
       throw;
@@ -222,7 +223,9 @@ void GlobalProfiles::write() {
     const Profile all = profiles.size() == 1 ? profiles.front()
                                              : sum_profiles(profiles, sum_title(profiles.size()));
     if (!settings.html.empty()) {
-      write_file_atomically(settings.html, render_html(all, {.n_chart_rows = settings.n_ops}));
+      const bool traced = settings.profile && !settings.trace.empty();
+      write_file_atomically(settings.html, render_html(all, {.n_chart_rows = settings.n_ops,
+                                                             .trace = traced ? &trace : nullptr}));
     }
     if (!settings.folded.empty()) write_file_atomically(settings.folded, render_folded(all));
   }

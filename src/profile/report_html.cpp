@@ -271,6 +271,9 @@ std::string render_html(const Profile& profile, const HtmlReportOptions& options
   if (!stacks.empty()) {
     sections.push_back(detail::html_flame_graph_section(stacks, !profile.host.empty()));
   }
+  if (options.trace != nullptr) {
+    sections.push_back(detail::html_timeline_section(*options.trace, options.n_timeline_slices));
+  }
 
   std::vector<std::string> names;
   for (const FunctionRecord& function : profile.functions) names.push_back(function.name);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Opens the HTML views in Debian's headless Chromium, as a user opens them from disk: the report
-# of a real run (`tscope profile --json` then `tscope report --html`) and the diff of that run with
+# of a real run with its timeline (`tscope profile --json --trace` then `tscope report --html
+# --trace`) and the diff of that run with
 # one compiled without elementwise fusion (`tscope diff --html`). A page passes when Chromium
 # printed no console message (a script error, a Content-Security-Policy violation, a failed load),
 # the page's own script marked it rendered (data-rendered="ok": every chart and table it was
@@ -21,10 +22,11 @@ mkdir -p "$out"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-"$tscope" profile --model mlp --steps 3 --batch 16 --json "$out/before.json" > /dev/null
+"$tscope" profile --model mlp --steps 3 --batch 16 --json "$out/before.json" \
+  --trace "$out/before.trace.json" > /dev/null
 "$tscope" profile --model mlp --steps 3 --batch 16 --exclude-rewrite fuse_elementwise \
   --json "$out/after.json" > /dev/null
-"$tscope" report --html "$out/report.html" "$out/before.json"
+"$tscope" report --html "$out/report.html" --trace "$out/before.trace.json" "$out/before.json"
 "$tscope" diff "$out/before.json" "$out/after.json" --html "$out/diff.html" > /dev/null
 
 # Loads one page; leaves its DOM in $scratch/NAME.dom and Chromium's log in $scratch/NAME.log.
@@ -74,9 +76,16 @@ problems() {
   return $failed
 }
 
-# The report: Class and Ops charts, a live-bytes chart, the flame graph; the MLP's nodes.
+# The report: Class and Ops charts, a live-bytes chart, the flame graph; the MLP's nodes; and the
+# timeline the run recorded, with its slices drawn.
 load report "$out/report.html"
 problems report 4 10
+slices=$({ sed -n '/<section id="timeline"/,/<\/section>/p' "$scratch/report.dom" |
+           grep -o '<rect class="frame' || true; } | wc -l)
+if ((slices < 10)); then
+  echo "report: the timeline drew $slices slices (want >= 10)"
+  exit 1
+fi
 # The diff: a change chart for each of Class, Ops and Apply.
 load diff "$out/diff.html"
 problems diff 3 10

@@ -6,6 +6,7 @@
 /// measures or records.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tscope::profile {
@@ -67,5 +68,10 @@ struct TraceRecord {
 /// ("C") for live bytes, metadata ("M") naming the process and each track; timestamps in
 /// microseconds with nanosecond decimals. otherData carries the event and drop counts.
 [[nodiscard]] std::string render_chrome_trace(const TraceRecord& trace);
+
+/// Reads a file render_chrome_trace wrote back into the model (labels rebuilt from each slice's
+/// name, category and args). Throws Error(Parse) naming `path` when the text is not JSON or not a
+/// Chrome trace.
+[[nodiscard]] TraceRecord parse_chrome_trace(std::string_view text, const std::string& path);
 
 }  // namespace tscope::profile

@@ -129,8 +129,9 @@ void set_trace_thread_name(std::string_view name);
 /// Every thread's events so far, resolved into the model. Safe while other threads record.
 [[nodiscard]] TraceRecord snapshot_trace();
 /// Snapshots the trace and writes it to `path` in the Chrome trace event format, atomically
-/// (write_file_atomically). Returns what the profile's header says about it. Throws Error(Io).
-TraceSummary write_trace(const std::string& path);
+/// (write_file_atomically). Returns what the profile's header says about it; `written`, when
+/// given, receives the trace itself (for the HTML report). Throws Error(Io).
+TraceSummary write_trace(const std::string& path, TraceRecord* written = nullptr);
 /// Empties every ring and forgets registered names (tests). Call only while nothing records.
 void reset_trace();
 

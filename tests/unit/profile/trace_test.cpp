@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "support/test_util.h"
+#include "tscope/profile/report_html.h"
 #include "tscope/profile/report_text.h"
 #include "tscope/profile/trace_recorder.h"
 #include "tscope/profile/zone_recorder.h"
@@ -277,6 +278,76 @@ TEST(TraceFormat, AnEmptyTraceIsStillValid) {
   const nlohmann::json json = nlohmann::json::parse(profile::render_chrome_trace({}));
   ASSERT_EQ(json["traceEvents"].size(), 1U);  // the process name
   EXPECT_EQ(json["traceEvents"][0]["args"]["name"], "tscope");
+}
+
+TEST(TraceFormat, ReadsBackWhatItWrites) {
+  const profile::TraceRecord written = small_trace();
+  const profile::TraceRecord read =
+      profile::parse_chrome_trace(profile::render_chrome_trace(written), "t.json");
+  EXPECT_EQ(read.process_id, 42);
+  EXPECT_EQ(read.process_name, "train");
+  ASSERT_EQ(read.threads.size(), 2U);
+  EXPECT_EQ(read.threads[0].os_thread_id, 100);
+  EXPECT_EQ(read.threads[0].name, "main");
+  ASSERT_EQ(read.slices.size(), written.slices.size());
+  for (std::size_t k = 0; k < read.slices.size(); ++k) {
+    EXPECT_EQ(read.slices[k].start_ns, written.slices[k].start_ns);
+    EXPECT_EQ(read.slices[k].duration_ns, written.slices[k].duration_ns);
+    EXPECT_EQ(read.slices[k].track, written.slices[k].track);
+    const profile::TraceLabelRecord& label =
+        read.labels[static_cast<std::size_t>(read.slices[k].label)];
+    EXPECT_EQ(label.category,
+              written.labels[static_cast<std::size_t>(written.slices[k].label)].category);
+  }
+  EXPECT_EQ(read.slices[2].thread_index, 1);
+  EXPECT_EQ(read.live_bytes.size(), 2U);  // the repeated sample was not written
+  EXPECT_EQ(read.dropped_event_count, 1);
+}
+
+void expect_parse_error(const std::string& text,
+                        const std::string& path,
+                        const std::string& message) {
+  const Error error = testing::error_of([&] { (void)profile::parse_chrome_trace(text, path); });
+  EXPECT_EQ(error.kind(), ErrorKind::Parse) << error.what();
+  EXPECT_NE(std::string(error.what()).find(message), std::string::npos) << error.what();
+}
+
+TEST(TraceFormat, ABadFileIsNamedInTheError) {
+  expect_parse_error("{\"traceEvents\": 3}", "bad.json", "'bad.json' is not a Chrome trace");
+  expect_parse_error("not json", "text.json", "'text.json' is not valid JSON");
+  expect_parse_error("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\"}]}", "partial.json",
+                     "'partial.json': a trace event is malformed");
+}
+
+TEST(TraceHtml, TheReportDrawsTheLatestSlicesOfTheTimeline) {
+  profile::Profile profile;
+  profile.functions.emplace_back();
+  profile.functions.back().name = "step";
+  profile::TraceRecord trace = small_trace();
+  const std::string without = profile::render_html(profile, {});
+  EXPECT_EQ(without.find("id=\"timeline\""), std::string::npos);
+  const std::string page = profile::render_html(profile, {.trace = &trace});
+  const std::size_t section = page.find("<section id=\"timeline\">");
+  ASSERT_NE(section, std::string::npos);
+  const std::string timeline = page.substr(section, page.find("</section>", section) - section);
+  EXPECT_NE(timeline.find("<svg class=\"chart timeline\""), std::string::npos);
+  // One rectangle per slice, the lanes named after their threads, names escaped.
+  std::size_t rects = 0;
+  for (std::size_t at = timeline.find("<rect"); at != std::string::npos;
+       at = timeline.find("<rect", at + 1)) {
+    ++rects;
+  }
+  EXPECT_EQ(rects, trace.slices.size());
+  EXPECT_NE(timeline.find(">main<"), std::string::npos);
+  EXPECT_NE(timeline.find(">thread 1 zones<"), std::string::npos);
+  EXPECT_NE(timeline.find("Dot22(x, &quot;w&quot;)"), std::string::npos);
+  EXPECT_EQ(timeline.find("Dot22(x, \"w\")"), std::string::npos);
+  EXPECT_NE(timeline.find("1 older events dropped"), std::string::npos);
+  // A limit keeps the slices that overlap the latest starts: a slice over before them is left out.
+  trace.slices.insert(trace.slices.begin() + 1, {0, profile::TraceTrack::Graph, 0, 100, 1});
+  const std::string latest =
+      profile::render_html(profile, {.trace = &trace, .n_timeline_slices = 1});
+  EXPECT_NE(latest.find("3 of 4 slices"), std::string::npos);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "tscope/profile/atomic_file.h"
 #include "tscope/profile/json_export.h"
 #include "tscope/profile/min_peak_search.h"
+#include "tscope/profile/report_html.h"
 #include "tscope/profile/trace_recorder.h"
 #include "tscope/runtime/function.h"
 #include "validators.h"
@@ -90,8 +91,16 @@ int profile_onnx_model(const OnnxModelSettings& model_settings,
   profile.blas = blas_description();
   profile.openmp = openmp_description();
   if (settings.min_peak) profile::add_min_peaks(profile);
-  if (!settings.trace_path.empty()) profile.trace = profile::write_trace(settings.trace_path);
+  profile::TraceRecord trace;
+  if (!settings.trace_path.empty())
+    profile.trace = profile::write_trace(settings.trace_path, &trace);
   std::cout << profile::render_text(profile, report);
+  if (!settings.html_path.empty()) {
+    profile::write_file_atomically(
+        settings.html_path,
+        profile::render_html(profile, {.n_chart_rows = report.n_ops,
+                                       .trace = settings.trace_path.empty() ? nullptr : &trace}));
+  }
   if (!settings.json_path.empty()) {
     profile::write_file_atomically(settings.json_path, profile::to_json_text({profile}, report));
   }

@@ -39,6 +39,7 @@ struct OnnxProfileSettings {
   int warmup = 1;
   std::string json_path;
   std::string trace_path;  ///< the timeline's file (tracing already on); empty: none
+  std::string html_path;   ///< the HTML report's file; empty: none
   bool min_peak = false;  ///< search the minimum memory peak over node orders
 };
 

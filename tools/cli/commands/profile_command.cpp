@@ -2,7 +2,7 @@
 // `tscope profile [model.onnx]`: run a built-in training job (the voxel 3-D CNN by default,
 // `--model mlp` for the MLP), or inference of an ONNX model, with the profiler on and print the
 // report (every section: function, globals, class, ops, apply, memory, tips); --json also writes
-// it, --trace records and writes the timeline.
+// it, --trace records and writes the timeline, --html writes the HTML report.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -19,6 +19,7 @@
 #include "tscope/profile/atomic_file.h"
 #include "tscope/profile/json_export.h"
 #include "tscope/profile/min_peak_search.h"
+#include "tscope/profile/report_html.h"
 #include "tscope/profile/report_text.h"
 #include "tscope/profile/trace_recorder.h"
 #include "validators.h"
@@ -60,6 +61,7 @@ Action add_profile_command(CLI::App& app) {
     bool by_signature = false;
     std::string json_path;
     std::string trace_path;
+    std::string html_path;
     std::vector<std::string> excluded_rewrites;
     OnnxModelSettings model;
     OnnxProfileSettings inference;
@@ -104,6 +106,9 @@ Action add_profile_command(CLI::App& app) {
   command->add_option("--trace", settings->trace_path,
                       "also record a timeline of every node, call and zone and write it to this "
                       "file in the Chrome trace format (open in ui.perfetto.dev; docs/viewing.md)");
+  command->add_option("--html", settings->html_path,
+                      "also write the report as one self-contained HTML page (with --trace, its "
+                      "timeline too) to this file");
   command->add_option("--exclude-rewrite", settings->excluded_rewrites,
                       "skip this rewrite of a built-in job (repeatable; names as in the Optimizer "
                       "Profile, e.g. fuse_elementwise), to see what it gains");
@@ -118,14 +123,16 @@ Action add_profile_command(CLI::App& app) {
     report.show_memory = true;
     report.show_optimizer = report.show_optimizer || settings->optimizer;
     report.show_signatures = settings->by_signature;
+    // Before the run, which may take long: a path that cannot be written fails now.
+    if (!settings->html_path.empty()) profile::check_output_path(settings->html_path);
     if (!settings->trace_path.empty()) {
-      // Before the run, which may take long: a path that cannot be written fails now.
       profile::check_output_path(settings->trace_path);
       profile::set_tracing(true);
     }
     if (!settings->model.model_path.empty()) {
       settings->inference.json_path = settings->json_path;
       settings->inference.trace_path = settings->trace_path;
+      settings->inference.html_path = settings->html_path;
       settings->inference.min_peak = min_peak;
       return profile_onnx_model(settings->model, settings->inference, report);
     }
@@ -136,8 +143,18 @@ Action add_profile_command(CLI::App& app) {
     profile.blas = blas_description();
     profile.openmp = openmp_description();
     if (min_peak) profile::add_min_peaks(profile);
-    if (!settings->trace_path.empty()) profile.trace = profile::write_trace(settings->trace_path);
+    profile::TraceRecord trace;
+    if (!settings->trace_path.empty()) {
+      profile.trace = profile::write_trace(settings->trace_path, &trace);
+    }
     std::cout << profile::render_text(profile, report);
+    if (!settings->html_path.empty()) {
+      profile::write_file_atomically(
+          settings->html_path,
+          profile::render_html(profile,
+                               {.n_chart_rows = report.n_ops,
+                                .trace = settings->trace_path.empty() ? nullptr : &trace}));
+    }
     if (!settings->json_path.empty()) {
       profile::write_file_atomically(settings->json_path, profile::to_json_text({profile}, report));
     }

@@ -7,11 +7,13 @@
 #include <string>
 
 #include "commands.h"
+#include "tscope/core/error.h"
 #include "tscope/profile/atomic_file.h"
 #include "tscope/profile/json_export.h"
 #include "tscope/profile/report_folded.h"
 #include "tscope/profile/report_html.h"
 #include "tscope/profile/report_text.h"
+#include "tscope/profile/trace.h"
 #include "validators.h"
 
 namespace tscope::cli {
@@ -34,7 +36,8 @@ std::string joined(const std::vector<std::string>& paths) {
 template <typename Settings>
 void write_views(const std::vector<profile::Profile>& profiles,
                  const Settings& settings,
-                 const profile::TextReportOptions& report) {
+                 const profile::TextReportOptions& report,
+                 const profile::TraceRecord* trace) {
   const profile::Profile all =
       profiles.size() == 1
           ? profiles.front()
@@ -42,9 +45,10 @@ void write_views(const std::vector<profile::Profile>& profiles,
                                                 ? "Sum of " + settings.paths.front()
                                                 : merge_title(settings.paths));
   if (!settings.html_path.empty()) {
-    profile::write_file_atomically(settings.html_path,
-                                   profile::render_html(all, {.source = joined(settings.paths),
-                                                              .n_chart_rows = report.n_ops}));
+    profile::write_file_atomically(
+        settings.html_path,
+        profile::render_html(
+            all, {.source = joined(settings.paths), .n_chart_rows = report.n_ops, .trace = trace}));
   }
   if (!settings.folded_path.empty()) {
     profile::write_file_atomically(settings.folded_path, profile::render_folded(all));
@@ -63,6 +67,7 @@ Action add_report_command(CLI::App& app) {
     bool by_signature = false;
     std::string html_path;
     std::string folded_path;
+    std::string trace_path;
   };
   auto settings = std::make_shared<Settings>();
   CLI::App* command =
@@ -92,8 +97,17 @@ Action add_report_command(CLI::App& app) {
   command->add_option("--folded", settings->folded_path,
                       "write folded stacks (flamegraph.pl, speedscope; nanoseconds) here instead "
                       "of printing the text");
+  command
+      ->add_option("--trace", settings->trace_path,
+                   "with --html: also draw this timeline (written by --trace or profiling.trace)")
+      ->check(CLI::ExistingFile);
   return [command, settings]() {
     if (!command->parsed()) return -1;
+    if (!settings->trace_path.empty() && settings->html_path.empty()) {
+      throw_error(ErrorKind::InvalidArgument,
+                  "--trace draws a timeline in the HTML report: give "
+                  "--html OUT.html too");
+    }
     // A bad output path fails before any file is read.
     if (!settings->html_path.empty()) profile::check_output_path(settings->html_path);
     if (!settings->folded_path.empty()) profile::check_output_path(settings->folded_path);
@@ -114,7 +128,12 @@ Action add_report_command(CLI::App& app) {
     }
     report.show_signatures = report.show_signatures || settings->by_signature;
     if (!settings->html_path.empty() || !settings->folded_path.empty()) {
-      write_views(profiles, *settings, report);
+      profile::TraceRecord trace;
+      if (!settings->trace_path.empty()) {
+        trace = profile::parse_chrome_trace(profile::read_file(settings->trace_path),
+                                            settings->trace_path);
+      }
+      write_views(profiles, *settings, report, settings->trace_path.empty() ? nullptr : &trace);
       return 0;
     }
     if (settings->paths.size() == 1) {
