@@ -136,6 +136,11 @@ Action add_profile_command(CLI::App& app) {
       settings->inference.min_peak = min_peak;
       return profile_onnx_model(settings->model, settings->inference, report);
     }
+    // The built-in jobs run on the same libraries: --threads holds them to one core too.
+    if (settings->model.threads > 0) {
+      set_blas_threads(settings->model.threads);
+      set_openmp_threads(settings->model.threads);
+    }
     const models::TrainingRun run = run_builtin_job(settings->builtin, settings->steps,
                                                     settings->batch_size,
                                                     settings->excluded_rewrites);
