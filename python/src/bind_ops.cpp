@@ -60,14 +60,6 @@ void def_reduction(py::module_& module, const char* name) {
   }, py::arg("x"), py::arg("axis") = py::none(), py::arg("keepdims") = false);
 }
 
-Variable sum_of(const Variable& x, const std::vector<std::int64_t>& axes, bool keepdims,
-                const std::source_location& location) {
-  return sum(x, axes, keepdims, location);
-}
-Variable mean_of(const Variable& x, const std::vector<std::int64_t>& axes, bool keepdims,
-                 const std::source_location& location) {
-  return mean(x, axes, keepdims, location);
-}
 Variable dot_of(const Variable& a, const Variable& b, const std::source_location& location) {
   return dot(a, b, location);
 }

@@ -100,14 +100,6 @@ auto reduction(const char* user_op) {
   };
 }
 
-Variable sum_of(const Variable& x, const std::vector<std::int64_t>& axes, bool keepdims,
-                const std::source_location& location) {
-  return sum(x, axes, keepdims, location);
-}
-Variable mean_of(const Variable& x, const std::vector<std::int64_t>& axes, bool keepdims,
-                 const std::source_location& location) {
-  return mean(x, axes, keepdims, location);
-}
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include "tscope/core/error.h"
 #include "tscope/graph/constructors.h"
 #include "tscope/ops/elementwise_more.h"
+#include "tscope/ops/reduce.h"
 #include "tscope/ops/shape.h"
 
 namespace tscope::python {
@@ -77,8 +78,9 @@ ShapeArg to_shape(const py::handle& shape) {
   if (all_static) return {shape.cast<std::vector<std::int64_t>>(), Variable()};
   std::vector<Variable> extents;
   for (const py::handle item : items) {
-    extents.push_back(py::isinstance<Variable>(item) ? tscope::cast(item.cast<Variable>(), DType::Int64)
-                                                     : int64_constant(item.cast<std::int64_t>()));
+    extents.push_back(py::isinstance<Variable>(item)
+                          ? tscope::cast(item.cast<Variable>(), DType::Int64)
+                          : int64_constant(item.cast<std::int64_t>()));
   }
   return {std::nullopt, make_vector(extents)};
 }
@@ -124,6 +126,19 @@ IndexKey to_index(const py::handle& key, int rank) {
     }
   }
   return index;
+}
+
+Variable sum_of(const Variable& x,
+                const std::vector<std::int64_t>& axes,
+                bool keepdims,
+                const std::source_location& location) {
+  return sum(x, axes, keepdims, location);
+}
+Variable mean_of(const Variable& x,
+                 const std::vector<std::int64_t>& axes,
+                 bool keepdims,
+                 const std::source_location& location) {
+  return mean(x, axes, keepdims, location);
 }
 
 }  // namespace tscope::python

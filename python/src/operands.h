@@ -3,10 +3,11 @@
 /// Python values as graph operands: Variables pass through, numbers follow the engine's Operand
 /// rule (a constant of the other operand's dtype), arrays and lists become constants. Also the
 /// parsing of axis lists and index keys shared by the Variable methods and the module functions.
-#include <optional>
-#include <vector>
-
 #include <pybind11/pybind11.h>
+
+#include <optional>
+#include <source_location>
+#include <vector>
 
 #include "tscope/ops/elementwise.h"
 #include "tscope/ops/indexing.h"
@@ -40,5 +41,16 @@ struct IndexKey {
   bool advanced = false;  ///< an integer array among the entries
 };
 [[nodiscard]] IndexKey to_index(const py::handle& key, int rank);
+
+/// sum and mean as plain functions (their default source location made explicit), so that the
+/// module functions and the Variable methods can take them as template arguments.
+[[nodiscard]] Variable sum_of(const Variable& x,
+                              const std::vector<std::int64_t>& axes,
+                              bool keepdims,
+                              const std::source_location& location);
+[[nodiscard]] Variable mean_of(const Variable& x,
+                               const std::vector<std::int64_t>& axes,
+                               bool keepdims,
+                               const std::source_location& location);
 
 }  // namespace tscope::python
