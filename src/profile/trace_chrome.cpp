@@ -4,18 +4,16 @@
 // slice reuses the fragment.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "tscope/profile/trace.h"
 
 namespace tscope::profile {
 namespace {
-
-// Linux thread ids stay below 2^22 (pid_max's ceiling): a zone track's id above that range
-// cannot clash with a real thread.
-constexpr std::int64_t kZoneTrackOffset = std::int64_t{1} << 23;
 
 std::string quoted(const std::string& text) {
   // Names come from user code and model files: invalid UTF-8 is replaced, never a throw.
@@ -53,7 +51,7 @@ std::string label_fragment(const TraceLabelRecord& label) {
 }
 
 std::int64_t track_id(const TraceThreadRecord& thread, TraceTrack track) {
-  return track == TraceTrack::Graph ? thread.os_thread_id : thread.os_thread_id + kZoneTrackOffset;
+  return track == TraceTrack::Graph ? thread.os_thread_id : thread.os_thread_id + kZoneTrackIdOffset;
 }
 
 std::string thread_title(const TraceThreadRecord& thread) {
@@ -61,6 +59,14 @@ std::string thread_title(const TraceThreadRecord& thread) {
 }
 
 }  // namespace
+
+void order_trace_slices(std::vector<TraceSliceRecord>& slices) {
+  std::stable_sort(slices.begin(), slices.end(),
+                   [](const TraceSliceRecord& a, const TraceSliceRecord& b) {
+                     return std::tie(a.thread_index, a.track, a.start_ns, b.duration_ns) <
+                            std::tie(b.thread_index, b.track, b.start_ns, a.duration_ns);
+                   });
+}
 
 std::string render_chrome_trace(const TraceRecord& trace) {
   std::string out;

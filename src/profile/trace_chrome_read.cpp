@@ -13,9 +13,6 @@
 namespace tscope::profile {
 namespace {
 
-// Must match the writer (trace_chrome.cpp): a zone track's id is its thread's plus this.
-constexpr std::int64_t kZoneTrackOffset = std::int64_t{1} << 23;
-
 std::int64_t to_ns(const nlohmann::json& microseconds) {
   return static_cast<std::int64_t>(std::llround(microseconds.get<double>() * 1000.0));
 }
@@ -36,7 +33,7 @@ TraceRecord parse_chrome_trace(std::string_view text, const std::string& path) {
   std::map<std::int64_t, std::int64_t> thread_of_tid;  // graph-track thread id -> index
   std::map<std::int64_t, std::string> names;           // tid -> thread_name
   auto thread_index = [&](std::int64_t tid) {
-    const std::int64_t os_tid = tid >= kZoneTrackOffset ? tid - kZoneTrackOffset : tid;
+    const std::int64_t os_tid = tid >= kZoneTrackIdOffset ? tid - kZoneTrackIdOffset : tid;
     auto [it, inserted] =
         thread_of_tid.try_emplace(os_tid, static_cast<std::int64_t>(trace.threads.size()));
     if (inserted) trace.threads.push_back(TraceThreadRecord{it->second, os_tid, ""});
@@ -52,7 +49,7 @@ TraceRecord parse_chrome_trace(std::string_view text, const std::string& path) {
           trace.process_id = event.value("pid", std::int64_t{0});
           trace.process_name = event["args"].value("name", "");
         } else if (kind == "thread_name" &&
-                   event.value("tid", std::int64_t{0}) < kZoneTrackOffset) {
+                   event.value("tid", std::int64_t{0}) < kZoneTrackIdOffset) {
           names[event.value("tid", std::int64_t{0})] = event["args"].value("name", "");
         }
       } else if (phase == "X") {
@@ -75,7 +72,7 @@ TraceRecord parse_chrome_trace(std::string_view text, const std::string& path) {
           trace.labels.push_back(std::move(record));
         }
         trace.slices.push_back(TraceSliceRecord{
-            thread_index(tid), tid >= kZoneTrackOffset ? TraceTrack::Zones : TraceTrack::Graph,
+            thread_index(tid), tid >= kZoneTrackIdOffset ? TraceTrack::Zones : TraceTrack::Graph,
             to_ns(event.at("ts")), to_ns(event.at("dur")), label->second});
       } else if (phase == "C") {
         trace.live_bytes.push_back(TraceCounterRecord{
@@ -95,11 +92,7 @@ TraceRecord parse_chrome_trace(std::string_view text, const std::string& path) {
     if (const auto it = names.find(thread.os_thread_id); it != names.end())
       thread.name = it->second;
   }
-  std::stable_sort(trace.slices.begin(), trace.slices.end(),
-                   [](const TraceSliceRecord& a, const TraceSliceRecord& b) {
-                     return std::tie(a.thread_index, a.track, a.start_ns, b.duration_ns) <
-                            std::tie(b.thread_index, b.track, b.start_ns, a.duration_ns);
-                   });
+  order_trace_slices(trace.slices);
   return trace;
 }
 

@@ -378,12 +378,7 @@ TraceRecord snapshot_trace() {
   if (trace.slices.empty()) origin = 0;
   for (TraceSliceRecord& slice : trace.slices) slice.start_ns -= origin;
   for (TraceCounterRecord& counter : trace.live_bytes) counter.time_ns -= origin;
-  // Parents before children: by thread and track, then start, then the longer slice first.
-  std::stable_sort(trace.slices.begin(), trace.slices.end(),
-                   [](const TraceSliceRecord& a, const TraceSliceRecord& b) {
-                     return std::tie(a.thread_index, a.track, a.start_ns, b.duration_ns) <
-                            std::tie(b.thread_index, b.track, b.start_ns, a.duration_ns);
-                   });
+  order_trace_slices(trace.slices);
   std::stable_sort(trace.live_bytes.begin(), trace.live_bytes.end(),
                    [](const TraceCounterRecord& a, const TraceCounterRecord& b) {
                      return a.time_ns < b.time_ns;

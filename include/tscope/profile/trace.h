@@ -37,6 +37,10 @@ struct TraceLabelRecord {
 /// tracks, so a zone and the graph call it makes can be told apart at a glance.
 enum class TraceTrack : std::uint8_t { Graph, Zones };
 
+/// In the Chrome trace file a zone track's thread id is its thread's plus this: Linux thread ids
+/// stay below 2^22 (pid_max's ceiling), so it cannot clash with a real thread.
+inline constexpr std::int64_t kZoneTrackIdOffset = std::int64_t{1} << 23;
+
 /// One timed span: a node execution, a function call or a zone.
 struct TraceSliceRecord {
   std::int64_t thread_index = 0;
@@ -63,6 +67,10 @@ struct TraceRecord {
   std::int64_t dropped_event_count = 0;        ///< of those, lost when a thread's ring wrapped
   std::int64_t ring_capacity_events = 0;       ///< events one thread's ring holds
 };
+
+/// Puts slices in the model's order: by thread and track, then start, the longer slice first, so
+/// that a parent comes before the slices nested in it.
+void order_trace_slices(std::vector<TraceSliceRecord>& slices);
 
 /// The Chrome trace event format (JSON object form): complete events ("X") for slices, a counter
 /// ("C") for live bytes, metadata ("M") naming the process and each track; timestamps in
