@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
-#include <tuple>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "tscope/profile/trace.h"
 
@@ -51,7 +51,8 @@ std::string label_fragment(const TraceLabelRecord& label) {
 }
 
 std::int64_t track_id(const TraceThreadRecord& thread, TraceTrack track) {
-  return track == TraceTrack::Graph ? thread.os_thread_id : thread.os_thread_id + kZoneTrackIdOffset;
+  return track == TraceTrack::Graph ? thread.os_thread_id
+                                    : thread.os_thread_id + kZoneTrackIdOffset;
 }
 
 std::string thread_title(const TraceThreadRecord& thread) {
