@@ -21,3 +21,4 @@
 #include "tscope/profile/profile_collector.h"
 #include "tscope/profile/report_text.h"
 #include "tscope/runtime/function.h"
+#include "tscope/runtime/scan.h"

@@ -19,6 +19,8 @@ void bind_nnet(py::module_& module);
 void bind_random(py::module_& module);
 /// function(), the compiled Function and shared variables' values.
 void bind_function(py::module_& module);
+/// scan, the loop builder.
+void bind_loop(py::module_& module);
 /// ONNX import.
 void bind_onnx(py::module_& module);
 /// Profile objects, flags and the process-wide profile list.

@@ -17,6 +17,7 @@ PYBIND11_MODULE(_core, module) {
   bind_nnet(module);
   bind_random(module);
   bind_function(module);
+  bind_loop(module);
   bind_profile(module);
   bind_onnx(module);
   module.def("set_package_dir", &set_package_dir,

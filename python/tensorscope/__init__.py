@@ -38,6 +38,7 @@ from ._core import (  # noqa: E402  (the package directory must be set before an
 )
 from .configuration import config  # noqa: E402
 from .compile import function, grad, shared  # noqa: E402
+from .loops import scan  # noqa: E402
 from .profiling import ProfileStats  # noqa: E402
 from . import profiling as profile  # noqa: E402
 from . import onnx, tensor  # noqa: E402
@@ -46,5 +47,5 @@ __all__ = [
     "BadFlagError", "IndexOutOfRangeError", "InternalError", "InvalidArgumentError", "IoError",
     "NotDifferentiableError", "OutOfMemoryError", "ParseError", "ProfileStats",
     "ShapeMismatchError", "TensorscopeError", "TypeMismatchError", "UnsupportedError", "Variable",
-    "config", "function", "grad", "onnx", "profile", "shared", "tensor",
+    "config", "function", "grad", "onnx", "profile", "scan", "shared", "tensor",
 ]

@@ -35,18 +35,15 @@ void accumulate(std::unordered_map<const VariableNode*, Variable>& grads, const 
     it->second = it->second + contribution;
   }
 }
-}  // namespace
 
-std::vector<Variable> grad(const Variable& cost, const std::vector<Variable>& wrt,
-                           const GradOptions& options, const std::source_location& location) {
-  GradTimer timer;
-  if (!cost.defined() || cost.rank() != 0 || !is_floating(cost.dtype())) {
-    throw_error(ErrorKind::TypeMismatch,
-                "grad() needs a floating-point scalar cost; got {} (at {})",
-                cost.defined() ? cost.type().to_string() : "<undefined>",
-                SourceSite::from(location).short_string());
-  }
-  const std::vector<ApplyNode*> order = ancestors_in_topological_order({cost});
+// Reverse accumulation from seeded gradients: `seeds` pairs a value with its gradient.
+std::vector<Variable> backpropagate(const std::vector<std::pair<Variable, Variable>>& seeds,
+                                    const std::vector<Variable>& wrt,
+                                    const GradOptions& options,
+                                    const std::source_location& location) {
+  std::vector<Variable> roots;
+  for (const auto& [value, seed] : seeds) roots.push_back(value);
+  const std::vector<ApplyNode*> order = ancestors_in_topological_order(roots);
 
   // Variables that depend on some wrt: only their producers need pullbacks.
   std::unordered_set<const VariableNode*> depends;
@@ -59,10 +56,7 @@ std::vector<Variable> grad(const Variable& cost, const std::vector<Variable>& wr
   }
 
   std::unordered_map<const VariableNode*, Variable> grads;
-  {
-    ProvenanceScope seed_scope("grad", location, /*forced=*/true);
-    grads.emplace(cost.node(), make_constant(Tensor::scalar(1.0, cost.dtype()), "", location));
-  }
+  for (const auto& [value, seed] : seeds) accumulate(grads, value, seed);
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     ApplyNode* node = *it;
     if (depends.count(&node->output_node(0)) == 0) continue;
@@ -125,6 +119,49 @@ std::vector<Variable> grad(const Variable& cost, const std::vector<Variable>& wr
     result.push_back(second(target, make_constant(Tensor::scalar(0.0, target.dtype()), "", location)));
   }
   return result;
+}
+}  // namespace
+
+std::vector<Variable> grad(const Variable& cost,
+                           const std::vector<Variable>& wrt,
+                           const GradOptions& options,
+                           const std::source_location& location) {
+  GradTimer timer;
+  if (!cost.defined() || cost.rank() != 0 || !is_floating(cost.dtype())) {
+    throw_error(ErrorKind::TypeMismatch,
+                "grad() needs a floating-point scalar cost; got {} (at {})",
+                cost.defined() ? cost.type().to_string() : "<undefined>",
+                SourceSite::from(location).short_string());
+  }
+  Variable one;
+  {
+    ProvenanceScope seed_scope("grad", location, /*forced=*/true);
+    one = make_constant(Tensor::scalar(1.0, cost.dtype()), "", location);
+  }
+  return backpropagate({{cost, one}}, wrt, options, location);
+}
+
+std::vector<Variable> grad_of_outputs(const std::vector<Variable>& outputs,
+                                      const std::vector<Variable>& output_grads,
+                                      const std::vector<Variable>& wrt,
+                                      const GradOptions& options,
+                                      const std::source_location& location) {
+  GradTimer timer;
+  TSCOPE_CHECK(outputs.size() == output_grads.size(), "grad_of_outputs: one gradient per output");
+  std::vector<std::pair<Variable, Variable>> seeds;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    if (!output_grads[i].defined()) continue;
+    if (output_grads[i].dtype() != outputs[i].dtype() ||
+        output_grads[i].rank() != outputs[i].rank()) {
+      throw_error(ErrorKind::TypeMismatch,
+                  "grad_of_outputs: the gradient of output {} is {}, the output is {} (at {})", i,
+                  output_grads[i].type().to_string(), outputs[i].type().to_string(),
+                  SourceSite::from(location).short_string());
+    }
+    seeds.emplace_back(outputs[i], output_grads[i]);
+  }
+  TSCOPE_CHECK(!seeds.empty(), "grad_of_outputs: every output gradient is undefined");
+  return backpropagate(seeds, wrt, options, location);
 }
 
 }  // namespace tscope

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "tscope/core/error.h"
+#include "tscope/graph/subgraph.h"
 
 namespace tscope {
 namespace {
@@ -32,6 +33,11 @@ const std::vector<std::int64_t>& Attrs::get_ints(const std::string& name) const 
 }
 const std::vector<double>& Attrs::get_doubles(const std::string& name) const {
   return get_typed<std::vector<double>>(values_, name);
+}
+const Subgraph& Attrs::get_subgraph(const std::string& name) const {
+  const auto& body = get_typed<std::shared_ptr<const Subgraph>>(values_, name);
+  TSCOPE_CHECK(body != nullptr, "attribute '" + name + "' holds no subgraph");
+  return *body;
 }
 std::int64_t Attrs::get_int_or(const std::string& name, std::int64_t fallback) const {
   return has(name) ? get_int(name) : fallback;
@@ -64,6 +70,8 @@ std::string attr_value_to_string(const AttrValue& value) {
           return fmt::format("{:g}", item);
         } else if constexpr (std::is_same_v<T, std::int64_t>) {
           return std::to_string(item);
+        } else if constexpr (std::is_same_v<T, std::shared_ptr<const Subgraph>>) {
+          return item != nullptr ? item->label() : std::string("<no body>");
         } else {
           return fmt::format("{}", fmt::join(item, ","));
         }

@@ -9,10 +9,12 @@
 #include "tscope/graph/constructors.h"
 #include "tscope/ops/conv.h"
 #include "tscope/ops/elementwise.h"
+#include "tscope/ops/indexing.h"
 #include "tscope/ops/linalg.h"
 #include "tscope/ops/nnet.h"
 #include "tscope/ops/reduce.h"
 #include "tscope/ops/shape.h"
+#include "tscope/runtime/scan.h"
 
 namespace tscope::models {
 namespace {
@@ -93,6 +95,32 @@ Variable density_grid(const Variable& coordinates, const Variable& radii, const 
   return reshape(stack({occupancy, charge}, 1), {-1, 2, grid, grid, grid});
 }
 
+// The same grid, accumulated by a loop over atoms: step a adds atom a of every molecule, its
+// Gaussian over the grid points to the occupancy channel and, weighted by its charge, to the
+// charge channel. The loop's section of the profile shows where a per-atom loop spends its time.
+Variable density_grid_by_scan(const Variable& coordinates,
+                              const Variable& radii,
+                              const Variable& charges,
+                              DType dtype,
+                              std::int64_t grid) {
+  const Variable points = constant(grid_points(dtype, grid), "grid_points");
+  const std::int64_t point_count = grid * grid * grid;
+  const Variable empty = zeros({shape_i(coordinates, 0), 2, point_count}, dtype);
+  ScanResult grids = scan(
+      [&](const std::vector<Variable>& in) {
+        // in: atom (N, 3), radius (N), charge (N), the grid so far (N, 2, P)
+        const Variable diff =
+            dimshuffle(in[0], {0, kNewAxis, 1}) - dimshuffle(points, {kNewAxis, 0, 1});
+        const Variable gauss =
+            exp(-sum(sqr(diff), {2}) / dimshuffle(sqr(in[1]), {0, kNewAxis}));  // (N, P)
+        const Variable charge = gauss * dimshuffle(in[2], {0, kNewAxis});
+        return std::vector<Variable>{in[3] + stack({gauss, charge}, 1)};
+      },
+      {dimshuffle(coordinates, {1, 0, 2}), transpose(radii), transpose(charges)}, {empty}, {},
+      {.name = "atoms_to_grid"});
+  return reshape(subtensor(grids.outputs[0], {-1}), {-1, 2, grid, grid, grid});
+}
+
 Variable add_channel_bias(const Variable& h, const Variable& bias) {
   return h + dimshuffle(bias, {kNewAxis, 0, kNewAxis, kNewAxis, kNewAxis});
 }
@@ -112,7 +140,9 @@ TrainingRun train_voxel_cnn(const VoxelCnnTrainingConfig& config) {
   Variable charges = matrix(dtype, "charges");
   Variable y = vector(DType::Int64, "y");
   std::vector<Variable> params;
-  Variable h = density_grid(coordinates, radii, charges, dtype, config.grid);
+  Variable h = config.density_by_scan
+                   ? density_grid_by_scan(coordinates, radii, charges, dtype, config.grid)
+                   : density_grid(coordinates, radii, charges, dtype, config.grid);
 
   std::int64_t in_channels = 2;
   std::int64_t extent = config.grid;
@@ -155,7 +185,10 @@ TrainingRun train_voxel_cnn(const VoxelCnnTrainingConfig& config) {
     updates.push_back({params[i], params[i] + new_velocity});
   }
   FunctionOptions options = config.options;
-  if (options.name.empty()) options.name = "voxel_cnn_training (built-in)";
+  if (options.name.empty()) {
+    options.name =
+        config.density_by_scan ? "voxel_scan_training (built-in)" : "voxel_cnn_training (built-in)";
+  }
   TrainingRun run;
   run.train = function({coordinates, radii, charges, y}, {loss}, updates, options);
 

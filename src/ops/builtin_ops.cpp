@@ -10,6 +10,7 @@ void register_conv_ops(OpRegistry& registry);
 void register_elementwise_ops(OpRegistry& registry);
 void register_indexing_ops(OpRegistry& registry);
 void register_linalg_ops(OpRegistry& registry);
+void register_loop_ops(OpRegistry& registry);
 void register_nnet_ops(OpRegistry& registry);
 void register_random_ops(OpRegistry& registry);
 void register_recurrent_ops(OpRegistry& registry);
@@ -26,6 +27,7 @@ const OpRegistry& op_registry() {
     ops::register_elementwise_ops(built);
     ops::register_indexing_ops(built);
     ops::register_linalg_ops(built);
+    ops::register_loop_ops(built);
     ops::register_nnet_ops(built);
     ops::register_random_ops(built);
     ops::register_recurrent_ops(built);

@@ -66,6 +66,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompileRecord,
                                                 nodes_after_rewrite)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
     MinPeakRecord, searched, exact, peak_bytes, lower_bound_bytes, search_ns, stop_reason)
+// FunctionRecord and LoopRecord contain each other: declared first, defined after both.
+inline void to_json(nlohmann::json& json, const LoopRecord& record);
+inline void from_json(const nlohmann::json& json, LoopRecord& record);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FunctionRecord,
                                                 name,
                                                 call_count,
@@ -83,7 +86,24 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FunctionRecord,
                                                 overhead_ns_per_node,
                                                 roof_bytes_per_second,
                                                 roof_flops_per_second,
-                                                min_peak)
+                                                min_peak,
+                                                loops)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LoopRecord,
+                                                topo_index,
+                                                name,
+                                                apply_name,
+                                                call_count,
+                                                step_count,
+                                                call_ns,
+                                                vm_ns,
+                                                bind_ns,
+                                                store_ns,
+                                                setup_ns,
+                                                first_step_ns,
+                                                step_min_ns,
+                                                step_median_ns,
+                                                step_max_ns,
+                                                body)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ZoneSiteRecord, name, function, file, line, kind)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
     ZoneNodeRecord, site, parent, call_count, total_ns, self_ns)

@@ -11,10 +11,14 @@
 #include <numeric>
 #include <set>
 
+#include "report_text_sections.h"
 #include "tscope/profile/memory_model.h"
 #include "tscope/profile/tips.h"
 
 namespace tscope::profile {
+using detail::render_loop_sections;
+using detail::render_node_sections;
+
 namespace {
 double seconds(std::int64_t ns) { return static_cast<double>(ns) * 1e-9; }
 
@@ -331,6 +335,21 @@ void render_apply_table(const Profile& profile,
 }
 }  // namespace
 
+namespace detail {
+void render_node_sections(const Profile& profile,
+                          const TextReportOptions& options,
+                          std::string& out) {
+  render_group_table(profile, /*by_class=*/true, options, out);
+  render_group_table(profile, /*by_class=*/false, options, out);
+  render_apply_table(profile, options, out);
+  out += render_signature_section(profile, options, options.show_signatures);
+  if (options.show_memory) {
+    out += render_memory_section(
+        profile, {.n_apply = options.n_apply, .min_memory_size = options.min_memory_size});
+  }
+}
+}  // namespace detail
+
 TextReportOptions report_options(const ProfileOptions& options) {
   TextReportOptions report;
   report.n_ops = options.n_ops;
@@ -352,16 +371,10 @@ std::string render_text(const Profile& profile, const TextReportOptions& options
   }
   render_function_section(profile, out);
   render_globals(profile, out);
-  render_group_table(profile, /*by_class=*/true, options, out);
-  render_group_table(profile, /*by_class=*/false, options, out);
-  render_apply_table(profile, options, out);
-  out += render_signature_section(profile, options, options.show_signatures);
-  if (options.show_memory) {
-    out += render_memory_section(
-        profile, {.n_apply = options.n_apply, .min_memory_size = options.min_memory_size});
-  }
+  render_node_sections(profile, options, out);
   if (options.show_optimizer) out += render_optimizer_section(profile);
   if (options.show_tips) out += render_tips(profile);
+  out += render_loop_sections(profile, options);
   out += render_zone_section(profile.host, options);
   return out;
 }
@@ -380,10 +393,11 @@ std::string render_profiles(const std::vector<Profile>& profiles,
     out += render_text(profile, options) + "\n";
   }
   if (profiles.size() > 1) {
-    out += render_text(
-        sum_profiles(profiles,
-                     fmt::format("Sum of all({}) printed profiles at exit.", profiles.size())),
-        options);
+    Profile sum = sum_profiles(
+        profiles, fmt::format("Sum of all({}) printed profiles at exit.", profiles.size()));
+    // Each loop's section was printed with its function's profile above.
+    for (FunctionRecord& function : sum.functions) function.loops.clear();
+    out += render_text(sum, options);
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "profile_merge.h"
 #include "program.h"
 #include "signature_cost.h"
 #include "thread_mark.h"
@@ -341,22 +342,9 @@ std::vector<Tensor> FunctionImpl::call(const std::vector<Tensor>& inputs) {
 
 void FunctionImpl::forget_timings(Frame& frame) {
   // Signatures (and their call counts) and compile figures stay: they describe the graph, not the
-  // warm-up's timing; the signatures' times and timed calls restart with the node counters.
-  for (runtime::NodeCounters& counter : frame.counters) {
-    counter.call_count = 0;
-    counter.total_ticks = 0;
-    counter.min_ticks = std::numeric_limits<std::int64_t>::max();
-    counter.max_ticks = 0;
-  }
-  for (runtime::NodeSignatures& known : frame.signatures) {
-    std::fill(known.ticks.begin(), known.ticks.end(), 0);
-    std::fill(known.timed_calls.begin(), known.timed_calls.end(), 0);
-    known.run_start_ticks = 0;
-    known.run_start_calls = 0;
-  }
-  frame.totals.call_count = 0;
-  frame.totals.call_ns = 0;
-  frame.totals.vm_ns = 0;
+  // warm-up's timing; the signatures' times and timed calls restart with the node counters, and
+  // so do the loops' bodies.
+  runtime::forget_frame_timings(frame);
   std::lock_guard lock(copies_mutex_);
   copies_before_ = blas_copies_now();
 }
@@ -474,58 +462,17 @@ std::uint32_t FunctionImpl::trace_function() {
 }
 
 namespace {
-
-/// One node's counters summed over every frame, with its signatures merged by hash.
-struct MergedNode {
-  std::int64_t call_count = 0;
-  std::int64_t total_ticks = 0;
-  std::int64_t min_ticks = std::numeric_limits<std::int64_t>::max();
-  std::int64_t max_ticks = 0;
-  std::vector<std::uint64_t> hashes;
-  std::vector<profile::SignatureRecord> signatures;  ///< call and timed-call counts summed
-  std::vector<std::int64_t> signature_ticks;
-  /// The signature of the last call of the frame that ran this node most.
-  std::int64_t current = -1;
-  std::int64_t current_frame_calls = -1;
-};
-
-// Adds one frame's counters of one node, closing its open signature run as the frame would.
-void merge_node(const runtime::NodeCounters& counter,
-                const runtime::NodeSignatures& known,
-                MergedNode& merged) {
-  merged.call_count += counter.call_count;
-  merged.total_ticks += counter.total_ticks;
-  merged.min_ticks = std::min(merged.min_ticks, counter.min_ticks);
-  merged.max_ticks = std::max(merged.max_ticks, counter.max_ticks);
-  for (std::size_t k = 0; k < known.records.size(); ++k) {
-    profile::SignatureRecord record = known.records[k];
-    record.timed_call_count = known.timed_calls[k];
-    std::int64_t ticks = known.ticks[k];
-    if (static_cast<std::int64_t>(k) == counter.signature_index) {
-      // The current signature's run is still open: its share is what the counters added since.
-      record.call_count += counter.signature_run;
-      ticks += counter.total_ticks - known.run_start_ticks;
-      record.timed_call_count += counter.call_count - known.run_start_calls;
-    }
-    const auto found = std::find(merged.hashes.begin(), merged.hashes.end(), known.hashes[k]);
-    std::size_t at = static_cast<std::size_t>(found - merged.hashes.begin());
-    if (found == merged.hashes.end()) {
-      merged.hashes.push_back(known.hashes[k]);
-      merged.signatures.push_back(std::move(record));
-      merged.signature_ticks.push_back(ticks);
-    } else {
-      merged.signatures[at].call_count += record.call_count;
-      merged.signatures[at].timed_call_count += record.timed_call_count;
-      merged.signature_ticks[at] += ticks;
-    }
-    if (static_cast<std::int64_t>(k) == counter.signature_index &&
-        counter.call_count > merged.current_frame_calls) {
-      merged.current = static_cast<std::int64_t>(at);
-      merged.current_frame_calls = counter.call_count;
-    }
-  }
+// A loop's body is timed with its function's clock: its record carries the same figures, so that
+// it renders as a function of its own.
+void inherit_clock(const profile::FunctionRecord& function, profile::LoopRecord& loop) {
+  profile::FunctionRecord& body = loop.body;
+  body.clock = function.clock;
+  body.clock_read_ns = function.clock_read_ns;
+  body.overhead_ns_per_node = function.overhead_ns_per_node;
+  body.roof_bytes_per_second = function.roof_bytes_per_second;
+  body.roof_flops_per_second = function.roof_flops_per_second;
+  for (profile::LoopRecord& inner : body.loops) inherit_clock(body, inner);
 }
-
 }  // namespace
 
 profile::FunctionRecord FunctionImpl::snapshot() const {
@@ -535,7 +482,7 @@ profile::FunctionRecord FunctionImpl::snapshot() const {
   record.allow_gc = options_.allow_gc;
   // Each frame is taken in turn, so a call in flight on another thread finishes first and the
   // counters read are whole calls.
-  std::vector<MergedNode> merged(program_.instruction_count());
+  runtime::ProfileMerge merge(program_);
   for_each_frame([&](const Frame& frame) {
     const runtime::FrameTotals& totals = frame.totals;
     record.call_count += totals.call_count;
@@ -543,10 +490,7 @@ profile::FunctionRecord FunctionImpl::snapshot() const {
     record.vm_ns += totals.vm_ns;
     record.measured_peak_bytes = std::max(record.measured_peak_bytes, totals.measured_peak_bytes);
     record.input_bytes = std::max(record.input_bytes, totals.input_bytes);
-    if (frame.counters.empty()) return;  // not profiling
-    for (std::size_t index = 0; index < merged.size(); ++index) {
-      merge_node(frame.counters[index], frame.signatures[index], merged[index]);
-    }
+    merge.add(frame);
   });
   if (options_.clock != nullptr) {
     record.clock = "injected";  // tests: deterministic, no measured figures
@@ -563,77 +507,14 @@ profile::FunctionRecord FunctionImpl::snapshot() const {
   for (const auto& [slot, shared] : program_.shared_slots()) record.input_ids.push_back(slot);
   for (int slot : program_.constant_slots()) record.input_ids.push_back(slot);
   record.output_ids = kept_slots_;
-  const double tick_ns = ns_per_tick();
-  auto to_ns = [tick_ns](std::int64_t ticks) {
-    return static_cast<std::int64_t>(static_cast<double>(ticks) * tick_ns + 0.5);
-  };
-  for (std::size_t index = 0; index < program_.instruction_count(); ++index) {
-    const ApplyNode* node = program_.node(index);
-    const OpDef& op = node->op();
-    const MergedNode& counter = merged[index];
-    profile::NodeRecord out;
-    out.topo_index = static_cast<std::int64_t>(index);
-    out.apply_name = node->to_string();
-    out.op_name = node->op_string();
-    out.class_name = std::string(op.family);
-    out.impl = std::string(program_.impl_name(index));
-    out.op_kind = std::string(op.name);
-    out.elementwise = op.traits.elementwise;
-    out.fast_impl_available = op.fast.available();
-    out.fusion_role = std::string(rewrite::fusion_role(*node));
-    out.call_count = counter.call_count;
-    out.total_ns = to_ns(counter.total_ticks);
-    out.min_ns = counter.call_count > 0 ? to_ns(counter.min_ticks) : 0;
-    out.max_ns = to_ns(counter.max_ticks);
-    const BlasCopyStats copies = blas_copy_stats_for_node(node->id());
-    {
-      std::lock_guard lock(copies_mutex_);
-      out.copied_input_count = copies.copies - copies_before_[index].copies;
-      out.copied_input_bytes = copies.bytes - copies_before_[index].bytes;
-    }
-    out.source_site = node->provenance().site.short_string();
-    out.user_op = node->provenance().user_op;
-    for (int slot : program_.input_slots(index)) out.input_ids.push_back(slot);
-    for (int slot : program_.output_slots(index)) out.output_ids.push_back(slot);
-    out.signatures = counter.signatures;
-    if (counter.current >= 0) {
-      const auto last = static_cast<std::size_t>(counter.current);
-      out.inputs = out.signatures[last].inputs;
-      out.outputs = out.signatures[last].outputs;
-    }
-    for (std::size_t k = 0; k < out.signatures.size(); ++k) {
-      out.signatures[k].total_ns = to_ns(counter.signature_ticks[k]);
-    }
-    // The use_inplace rewrite's mark, where the last call met the VM's conditions for it.
-    const int inplace = rewrite::overwritten_input(*node);
-    const bool wrote_in_place =
-        inplace >= 0 && static_cast<std::size_t>(inplace) < out.inputs.size() &&
-        !out.outputs.empty() && out.inputs[static_cast<std::size_t>(inplace)].contiguous &&
-        out.inputs[static_cast<std::size_t>(inplace)].dtype == out.outputs[0].dtype &&
-        out.inputs[static_cast<std::size_t>(inplace)].shape == out.outputs[0].shape;
-    for (int i = 0; i < node->num_outputs(); ++i) {
-      std::int64_t aliased_input = -1;
-      std::string code = "c";
-      for (const auto& [output, input] : op.aliasing.destroys) {
-        if (output == i) aliased_input = input, code = "i";
-      }
-      if (i == 0 && wrote_in_place) aliased_input = inplace, code = "i";
-      for (const auto& [output, input] : op.aliasing.views) {
-        if (output == i) aliased_input = input, code = "v";  // v wins, as in the reference
-      }
-      out.output_alias.push_back(code);
-      out.output_alias_input.push_back(aliased_input);
-    }
-    out.output_bytes = runtime::output_bytes(out.outputs);
-    if (counter.call_count > 0) {
-      if (const std::optional<Cost> cost =
-              runtime::signature_cost(*node, out.inputs, out.outputs)) {
-        out.flops_per_call = cost->flops;
-        out.bytes_per_call = cost->bytes;
-      }
-    }
-    record.nodes.push_back(std::move(out));
+  std::vector<BlasCopyStats> copies_before;
+  {
+    std::lock_guard lock(copies_mutex_);
+    copies_before = copies_before_;
   }
+  record.nodes = merge.node_records(ns_per_tick(), copies_before);
+  record.loops = merge.loop_records(ns_per_tick());
+  for (profile::LoopRecord& loop : record.loops) inherit_clock(record, loop);
   return record;
 }
 

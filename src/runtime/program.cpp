@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <new>
+#include <optional>
 #include <unordered_set>
+#include <utility>
 
 #include "trace_labels.h"
 #include "tscope/profile/tick_clock.h"
@@ -214,7 +216,28 @@ std::uint64_t input_signature(const KernelContext& context) noexcept {
 
 void no_op_kernel(KernelContext& /*context*/) {}
 
+// Installs a profiled run as this thread's active one and restores the enclosing run's (a loop
+// body runs inside its node's kernel) on every exit.
+class ActiveProfileScope {
+ public:
+  ActiveProfileScope(const ProfileSink& sink, bool tsc) noexcept
+      : saved_(std::exchange(active_profile(), ActiveProfile{&sink, tsc})) {}
+  ~ActiveProfileScope() { active_profile() = saved_; }
+  ActiveProfileScope(const ActiveProfileScope&) = delete;
+  ActiveProfileScope& operator=(const ActiveProfileScope&) = delete;
+
+ private:
+  ActiveProfile saved_;
+};
+
 }  // namespace
+
+ActiveProfile& active_profile() noexcept {
+  thread_local ActiveProfile active;
+  return active;
+}
+
+namespace {}  // namespace
 
 profile::TensorRecord tensor_record(const Tensor& value) {
   profile::TensorRecord record;
@@ -275,6 +298,8 @@ void Program::run(Frame& frame, const ProfileSink& sink) const {
   Tensor* const slots = frame.slots.data();
   BufferPool* const pool = frame.pool.get();
   std::size_t index = 0;
+  std::optional<ActiveProfileScope> active;
+  if constexpr (kProfile) active.emplace(sink, kTsc);
   try {
     for (; index < count; ++index) {
       KernelContext& context = contexts[index];

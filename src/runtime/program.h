@@ -65,6 +65,15 @@ struct ProfileSink {
   const TrackingAllocator* allocator = nullptr;
 };
 
+/// The profiled run in progress on this thread: a loop node's kernel profiles its body into its
+/// own counters with this run's clock. Program::run<true> sets it for its extent; null sink
+/// outside profiled runs.
+struct ActiveProfile {
+  const ProfileSink* sink = nullptr;
+  bool tsc = false;
+};
+[[nodiscard]] ActiveProfile& active_profile() noexcept;
+
 /// Per-call totals of one frame (profiling only).
 struct ThreadMark;
 

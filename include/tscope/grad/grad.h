@@ -27,4 +27,15 @@ struct GradOptions {
                                          const std::source_location& location =
                                              std::source_location::current());
 
+/// Vector-Jacobian products (Theano's known_grads): the gradients of each of `wrt` given the
+/// gradient of each of `outputs` (an undefined one means zero; at least one must be defined).
+/// A loop's gradient uses it for its body. Throws as grad() does, and ShapeMismatch-free:
+/// `output_grads[i]` must have the dtype and rank of `outputs[i]` (TypeMismatch otherwise).
+[[nodiscard]] std::vector<Variable> grad_of_outputs(
+    const std::vector<Variable>& outputs,
+    const std::vector<Variable>& output_grads,
+    const std::vector<Variable>& wrt,
+    const GradOptions& options = {},
+    const std::source_location& location = std::source_location::current());
+
 }  // namespace tscope

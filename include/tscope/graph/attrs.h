@@ -4,6 +4,7 @@
 /// hashing, equality (for merging duplicate nodes) and JSON export come for free.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -12,8 +13,16 @@
 
 namespace tscope {
 
-using AttrValue = std::variant<std::int64_t, double, bool, std::string, DType,
-                               std::vector<std::int64_t>, std::vector<double>>;
+class Subgraph;
+
+using AttrValue = std::variant<std::int64_t,
+                               double,
+                               bool,
+                               std::string,
+                               DType,
+                               std::vector<std::int64_t>,
+                               std::vector<double>,
+                               std::shared_ptr<const Subgraph>>;
 
 class Attrs {
  public:
@@ -33,6 +42,8 @@ class Attrs {
   [[nodiscard]] DType get_dtype(const std::string& name) const;
   [[nodiscard]] const std::vector<std::int64_t>& get_ints(const std::string& name) const;
   [[nodiscard]] const std::vector<double>& get_doubles(const std::string& name) const;
+  /// A body attribute (subgraph.h), never null.
+  [[nodiscard]] const Subgraph& get_subgraph(const std::string& name) const;
   /// Typed read with a default when absent.
   [[nodiscard]] std::int64_t get_int_or(const std::string& name, std::int64_t fallback) const;
   [[nodiscard]] bool get_bool_or(const std::string& name, bool fallback) const;
@@ -44,7 +55,7 @@ class Attrs {
   std::map<std::string, AttrValue> values_;
 };
 
-/// "1,0" for int lists, "0.5" for doubles, strings as they are.
+/// "1,0" for int lists, "0.5" for doubles, strings as they are, a subgraph's label.
 [[nodiscard]] std::string attr_value_to_string(const AttrValue& value);
 
 }  // namespace tscope

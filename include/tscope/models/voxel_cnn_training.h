@@ -27,6 +27,10 @@ struct VoxelCnnTrainingConfig {
   double momentum = 0.9;
   std::uint64_t seed = 42;
   DType dtype = DType::Float32;
+  /// Build the density grid with a loop over atoms (`tscope profile --model voxel-scan`), as the
+  /// first seed's MolMapLayer did: each step adds one atom of every molecule to the grid. The
+  /// same grid as the broadcasted form, one step per atom.
+  bool density_by_scan = false;
   FunctionOptions options;
 };
 

@@ -106,6 +106,8 @@ struct MinPeakRecord {
   std::string stop_reason;             ///< when not exact: why the exact search stopped
 };
 
+struct LoopRecord;
+
 struct FunctionRecord {
   std::string name;  ///< the report's "Message"
   std::int64_t call_count = 0;
@@ -127,6 +129,32 @@ struct FunctionRecord {
   double roof_bytes_per_second = -1;  ///< machine_roof.h; negative: not measured
   double roof_flops_per_second = -1;
   MinPeakRecord min_peak;
+  /// One record per loop node (Scan) of this function, in node order, each holding its body's
+  /// record, whose own loops nest in turn.
+  std::vector<LoopRecord> loops;
+};
+
+/// The profile of one loop node: its steps, the time of its body (a FunctionRecord, whose
+/// call_count counts steps) and the work the op does around the body, split by kind. Timings
+/// honour ignore_first_call as the enclosing function's do.
+struct LoopRecord {
+  std::int64_t topo_index = 0;  ///< the loop node's position in the enclosing function
+  std::string name;             ///< "scan_fn", "grad_of_scan_fn"
+  std::string apply_name;       ///< the loop node's Apply row
+  std::int64_t call_count = 0;  ///< timed executions of the loop node
+  std::int64_t step_count = 0;  ///< body runs over those executions
+  std::int64_t call_ns = 0;     ///< whole executions: the steps and the work around them
+  std::int64_t vm_ns = 0;       ///< the body's VM runs, summed over steps
+  std::int64_t bind_ns = 0;     ///< slicing sequences and binding the body's inputs
+  std::int64_t store_ns = 0;    ///< copying the body's outputs into the stacked outputs
+  std::int64_t setup_ns = 0;    ///< per execution: checks, output stacks, initial states
+  /// Step times (bind, VM and store of one step): the first step of each execution apart, then
+  /// min / median / max over the other steps (median to within 10%).
+  std::int64_t first_step_ns = 0;
+  std::int64_t step_min_ns = 0;
+  std::int64_t step_median_ns = 0;
+  std::int64_t step_max_ns = 0;
+  FunctionRecord body;  ///< name = the loop's name; call_count = step_count
 };
 
 /// One zone call site (zones.h), resolved to names when the profile was snapshotted.

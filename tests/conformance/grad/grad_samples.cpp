@@ -141,6 +141,18 @@ const std::vector<GradSample>& grad_samples() {
        [](const auto& v) {
          return rnn(v[0], v[1], v[2]).y + gru(v[0], v[3], v[4]).y + lstm(v[0], v[5], v[6]).y;
        }},
+      // A loop: 3 steps over a (3, 2) sequence, state (2,), weights (2,) read from outside.
+      {"Scan",
+       {{3, 2}, {2}, {2}},
+       [](const auto& v) {
+         const Variable& w = v[2];
+         return scan(
+                    [&](const std::vector<Variable>& step) {
+                      return std::vector<Variable>{tanh(step[0] * w + step[1])};
+                    },
+                    {v[0]}, {v[1]})
+             .outputs[0];
+       }},
   };
   return samples;
 }

@@ -4,6 +4,7 @@
 
 #include "support/test_util.h"
 #include "tscope/models/mlp_training.h"
+#include "tscope/models/ntm_training.h"
 #include "tscope/models/voxel_cnn_training.h"
 
 namespace tscope {
@@ -84,6 +85,58 @@ TEST(VoxelCnnTraining, GridThatDoesNotHalveIsRejected) {
   config.grid = 6;
   config.channels = {2, 2};
   EXPECT_THROW((void)models::train_voxel_cnn(config), Error);
+}
+
+TEST(VoxelCnnTraining, GridBuiltByALoopOverAtomsGivesTheSameLosses) {
+  models::VoxelCnnTrainingConfig config;
+  config.grid = 8;
+  config.atoms = 5;
+  config.channels = {2, 4};
+  config.batch_size = 3;
+  config.steps = 3;
+  config.dtype = DType::Float64;
+  const models::TrainingRun broadcast = models::train_voxel_cnn(config);
+  config.density_by_scan = true;
+  const models::TrainingRun looped = models::train_voxel_cnn(config);
+  ASSERT_EQ(looped.losses.size(), broadcast.losses.size());
+  for (std::size_t i = 0; i < looped.losses.size(); ++i) {
+    EXPECT_NEAR(looped.losses[i], broadcast.losses[i], 1e-9) << "step " << i;
+  }
+  bool has_loop = false;
+  for (const ApplyNode* node : looped.train->graph().toposort()) {
+    has_loop = has_loop || node->op_string() == "Scan{atoms_to_grid}";
+  }
+  EXPECT_TRUE(has_loop);
+}
+
+TEST(NtmTraining, LossFallsWithTheGradientThroughTheLoop) {
+  models::NtmTrainingConfig config;
+  config.sequence_length = 8;
+  config.memory_slots = 8;
+  config.memory_width = 6;
+  config.controller = 16;
+  config.batch_size = 4;
+  config.steps = 30;
+  config.options.profile = true;
+  const models::TrainingRun run = models::train_ntm(config);
+  ASSERT_EQ(run.losses.size(), 30u);
+  EXPECT_LT(run.losses.back(), 0.9 * run.losses.front())
+      << "first " << run.losses.front() << " last " << run.losses.back();
+  // The forward loop and its gradient loop, each with its body profiled.
+  const profile::FunctionRecord record = run.train->profile_record();
+  std::vector<std::string> loops;
+  for (const profile::LoopRecord& loop : record.loops) {
+    loops.push_back(loop.name);
+    EXPECT_EQ(loop.step_count, 30 * 8) << loop.name;
+    EXPECT_GT(loop.body.nodes.size(), 10u) << loop.name;
+  }
+  EXPECT_EQ(loops, (std::vector<std::string>{"ntm_step", "grad_of_ntm_step"}));
+}
+
+TEST(NtmTraining, TooShortASequenceIsRejected) {
+  models::NtmTrainingConfig config;
+  config.sequence_length = 1;
+  EXPECT_THROW((void)models::train_ntm(config), Error);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// `tscope profile [model.onnx]`: run a built-in training job (the voxel 3-D CNN by default,
-// `--model mlp` for the MLP), or inference of an ONNX model, with the profiler on and print the
-// report (every section: function, globals, class, ops, apply, memory, tips); --json also writes
-// it, --trace records and writes the timeline, --html writes the HTML report.
+// `tscope profile [model.onnx]`: run a built-in training job (the voxel 3-D CNN by default;
+// `--model voxel-scan`, `ntm`, `mlp` for the others), or inference of an ONNX model, with the
+// profiler on and print the report (every section: function, globals, class, ops, apply, memory,
+// tips); --json also writes it, --trace records and writes the timeline, --html writes the HTML
+// report.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -14,6 +15,7 @@
 #include "library_setup.h"
 #include "onnx_model_commands.h"
 #include "tscope/models/mlp_training.h"
+#include "tscope/models/ntm_training.h"
 #include "tscope/models/voxel_cnn_training.h"
 #include "tscope/ops/linalg.h"
 #include "tscope/profile/atomic_file.h"
@@ -30,6 +32,14 @@ namespace {
 // `excluded` names rewrites to skip (an unknown name is an InvalidArgument listing them).
 models::TrainingRun run_builtin_job(const std::string& name, int steps, std::int64_t batch_size,
                                     const std::vector<std::string>& excluded) {
+  if (name == "ntm") {
+    models::NtmTrainingConfig config;
+    if (steps > 0) config.steps = steps;
+    if (batch_size > 0) config.batch_size = batch_size;
+    config.options.profile = true;
+    config.options.excluded_rewrites = excluded;
+    return models::train_ntm(config);
+  }
   if (name == "mlp") {
     models::MlpTrainingConfig config;
     if (steps > 0) config.steps = steps;
@@ -39,6 +49,7 @@ models::TrainingRun run_builtin_job(const std::string& name, int steps, std::int
     return models::train_mlp(config);
   }
   models::VoxelCnnTrainingConfig config;
+  config.density_by_scan = name == "voxel-scan";
   if (steps > 0) config.steps = steps;
   if (batch_size > 0) config.batch_size = batch_size;
   config.options.profile = true;
@@ -50,8 +61,8 @@ models::TrainingRun run_builtin_job(const std::string& name, int steps, std::int
 Action add_profile_command(CLI::App& app) {
   struct Settings {
     std::string builtin = "voxel";
-    int steps = 0;               // 0: the job's default (voxel 10, mlp 20)
-    std::int64_t batch_size = 0;  // 0: the job's default (voxel 8, mlp 64)
+    int steps = 0;                // 0: the job's default (voxel 10, ntm 10, mlp 20)
+    std::int64_t batch_size = 0;  // 0: the job's default (voxel 8, ntm 16, mlp 64)
     int n_ops = 20;
     int n_apply = 20;
     bool distribution = false;
@@ -69,14 +80,19 @@ Action add_profile_command(CLI::App& app) {
   auto settings = std::make_shared<Settings>();
   CLI::App* command = app.add_subcommand(
       "profile",
-      "Run a built-in training job (a 3-D CNN on molecular voxel grids, or an MLP), or inference "
+      "Run a built-in training job (a 3-D CNN on molecular voxel grids, a loop network, or an "
+      "MLP), or inference "
       "of an ONNX model, with the profiler on and print the profile");
   command->add_option("model", settings->model.model_path,
                       "an .onnx model to profile (default: a built-in training job, see --model)");
-  command->add_option("--model", settings->builtin,
-                      "built-in training job: voxel (3-D CNN, 16^3 grid, batch 8) or mlp "
-                      "(784-512-512-10, batch 64)")
-      ->check(CLI::IsMember({"voxel", "mlp"}));
+  command
+      ->add_option(
+          "--model", settings->builtin,
+          "built-in training job: voxel (3-D CNN, 16^3 grid, batch 8), voxel-scan (the same "
+          "CNN, its density grid built by a loop over atoms), ntm (a Neural-Turing-"
+          "Machine-like loop on the copy task, 20 steps, batch 16) or mlp "
+          "(784-512-512-10, batch 64)")
+      ->check(CLI::IsMember({"voxel", "voxel-scan", "ntm", "mlp"}));
   command->add_option("--iters", settings->inference.iterations, "timed inferences (ONNX model)")
       ->check(positive());
   command->add_option("--warmup", settings->inference.warmup,

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// scan: the loop builder. The Python step function runs while scan() builds the body, with no
+// provenance scope active, so each node it builds points at its own line of the step function;
+// the Scan node itself is then re-created at the line that called scan.
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+
+#include "binding.h"
+#include "operands.h"
+#include "python_site.h"
+#include "tscope/graph/apply.h"
+#include "tscope/runtime/scan.h"
+
+namespace tscope::python {
+namespace {
+
+std::vector<Variable> step_outputs(const py::object& returned) {
+  if (py::isinstance<Variable>(returned)) return {returned.cast<Variable>()};
+  std::vector<Variable> outputs;
+  if (py::isinstance<py::sequence>(returned) && !py::isinstance<py::str>(returned)) {
+    for (const py::handle& item : returned) outputs.push_back(to_variable(item));
+    return outputs;
+  }
+  return {to_variable(returned)};
+}
+
+}  // namespace
+
+void bind_loop(py::module_& module) {
+  module.def(
+      "scan",
+      [](const py::function& step,
+         const std::vector<std::pair<Variable, std::vector<std::int64_t>>>& sequences,
+         const std::vector<std::pair<std::optional<Variable>, std::vector<std::int64_t>>>&
+             outputs_info,
+         const std::vector<Variable>& non_sequences, const py::object& n_steps, bool go_backwards,
+         const std::string& name) {
+        const SourceSite site = python_caller_site();
+        std::vector<ScanSequence> scan_sequences;
+        for (const auto& [value, taps] : sequences) scan_sequences.emplace_back(value, taps);
+        std::vector<ScanOutput> scan_outputs;
+        for (const auto& [initial, taps] : outputs_info) {
+          scan_outputs.push_back(initial.has_value() ? ScanOutput(*initial, taps)
+                                                     : ScanOutput::none());
+        }
+        ScanOptions options;
+        options.name = name.empty() ? "scan_fn" : name;
+        options.go_backwards = go_backwards;
+        if (!n_steps.is_none()) {
+          if (py::isinstance<Variable>(n_steps)) {
+            options.n_steps = DimArg(n_steps.cast<Variable>());
+          } else {
+            options.n_steps = DimArg(n_steps.cast<std::int64_t>());
+          }
+        }
+        const ScanResult result = scan(
+            [&step](const std::vector<Variable>& inputs) {
+              py::tuple arguments(inputs.size());
+              for (std::size_t i = 0; i < inputs.size(); ++i) arguments[i] = py::cast(inputs[i]);
+              return step_outputs(step(*arguments));
+            },
+            scan_sequences, scan_outputs, non_sequences, options);
+        // The same node at the Python caller's line.
+        const ApplyNode* built = result.outputs.front().owner();
+        auto node = ApplyNode::create(built->op(), built->inputs(), built->attrs(),
+                                      Provenance{site, "scan"});
+        return node->outputs();
+      },
+      py::arg("step"), py::arg("sequences"), py::arg("outputs_info"), py::arg("non_sequences"),
+      py::arg("n_steps"), py::arg("go_backwards"), py::arg("name"));
+}
+
+}  // namespace tscope::python

@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: Apache-2.0
+// Scan: loop semantics (taps, outputs not fed back, step counts, reversed loops, captured
+// values), errors, gradients against finite differences, the steady state's allocations, and
+// the loop's nested profile.
+#include <thread>
+
+#include "support/test_util.h"
+#include "tscope/grad/verify_grad.h"
+#include "tscope/profile/json_export.h"
+
+namespace tscope {
+namespace {
+
+using testing::all_close;
+
+Tensor doubles(const Dims& shape, const std::vector<double>& values) {
+  return Tensor::from_doubles(DType::Float64, shape, values);
+}
+
+Tensor random_doubles(const Dims& shape, std::uint64_t seed) {
+  std::vector<double> values(static_cast<std::size_t>(shape.product()));
+  std::uint64_t state = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  for (double& value : values) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    value = static_cast<double>((state >> 11) % 2000) / 1000.0 - 1.0;
+  }
+  return doubles(shape, values);
+}
+
+TEST(Scan, CumulativeSumStacksEveryStep) {
+  Variable x = vector(DType::Float64, "x");
+  Variable zero = constant(Tensor::scalar(0.0, DType::Float64));
+  ScanResult result =
+      scan([](const std::vector<Variable>& in) { return std::vector<Variable>{in[1] + in[0]}; },
+           {x}, {zero}, {}, {.name = "cumsum"});
+  Function f = function({x}, {result.outputs[0]});
+  const Tensor out = f({doubles({4}, {1, 2, 3, 4})})[0];
+  EXPECT_EQ(out.to_doubles(), (std::vector<double>{1, 3, 6, 10}));
+  EXPECT_NE(f.graph().toposort().back()->op_string().find("Scan{cumsum}"), std::string::npos);
+}
+
+TEST(Scan, StateTapsReadSeveralStepsBack) {
+  // f[t] = f[t-1] + f[t-2] from the window [0, 1].
+  Variable window = constant(Tensor::from_vector<double>({2}, {0, 1}));
+  ScanResult result =
+      scan([](const std::vector<Variable>& in) { return std::vector<Variable>{in[0] + in[1]}; }, {},
+           {ScanOutput(window, {-2, -1})}, {}, {.n_steps = 6, .name = "fibonacci"});
+  Function f = function({}, {result.outputs[0]});
+  EXPECT_EQ(f({})[0].to_doubles(), (std::vector<double>{1, 2, 3, 5, 8, 13}));
+}
+
+TEST(Scan, SequenceTapsReadAroundTheStep) {
+  // y[t] = x[t-1] + 2 x[t] + 3 x[t+1]: the step count is the length less the taps' span.
+  Variable x = vector(DType::Float64, "x");
+  ScanResult result = scan(
+      [](const std::vector<Variable>& in) {
+        return std::vector<Variable>{in[0] + in[1] * 2.0 + in[2] * 3.0};
+      },
+      {ScanSequence(x, {-1, 0, 1})}, {ScanOutput::none()});
+  Function f = function({x}, {result.outputs[0]});
+  EXPECT_EQ(f({doubles({5}, {1, 2, 3, 4, 5})})[0].to_doubles(),
+            (std::vector<double>{1 + 4 + 9, 2 + 6 + 12, 3 + 8 + 15}));
+}
+
+TEST(Scan, OutputsNotFedBackAndStatesKeepTheStepOrder) {
+  // Step outputs: (running max, x[t] squared, running count), only the first and last fed back.
+  Variable x = vector(DType::Float64, "x");
+  ScanResult result = scan(
+      [](const std::vector<Variable>& in) {
+        // in: x[t], max[t-1], count[t-1]
+        return std::vector<Variable>{maximum(in[1], in[0]), sqr(in[0]), in[2] + 1.0};
+      },
+      {x},
+      {constant(Tensor::scalar(-100.0, DType::Float64)), ScanOutput::none(),
+       constant(Tensor::scalar(0.0, DType::Float64))});
+  Function f = function({x}, result.outputs);
+  const auto out = f({doubles({4}, {3, 1, 4, 1})});
+  EXPECT_EQ(out[0].to_doubles(), (std::vector<double>{3, 3, 4, 4}));
+  EXPECT_EQ(out[1].to_doubles(), (std::vector<double>{9, 1, 16, 1}));
+  EXPECT_EQ(out[2].to_doubles(), (std::vector<double>{1, 2, 3, 4}));
+}
+
+TEST(Scan, SymbolicStepCountAndMatrixStates) {
+  // x[t] = x[t-1] A, n steps, n an input of the function.
+  Variable a = matrix(DType::Float64, "A");
+  Variable x0 = vector(DType::Float64, "x0");
+  Variable n = scalar(DType::Int64, "n");
+  ScanResult result =
+      scan([&](const std::vector<Variable>& in) { return std::vector<Variable>{dot(in[0], a)}; },
+           {}, {x0}, {}, {.n_steps = n, .name = "power"});
+  Function f = function({a, x0, n}, {result.outputs[0]});
+  const Tensor matrix_a = doubles({2, 2}, {0, 1, 1, 1});
+  const auto out = f({matrix_a, doubles({2}, {0, 1}), Tensor::scalar(4, DType::Int64)})[0];
+  EXPECT_EQ(out.shape(), (Dims{4, 2}));
+  EXPECT_EQ(out.to_doubles(), (std::vector<double>{1, 1, 1, 2, 2, 3, 3, 5}));
+  const auto none = f({matrix_a, doubles({2}, {0, 1}), Tensor::scalar(0, DType::Int64)})[0];
+  EXPECT_EQ(none.shape(), (Dims{0, 2}));
+}
+
+TEST(Scan, GoBackwardsReadsTheSequenceReversed) {
+  Variable x = vector(DType::Float64, "x");
+  ScanResult result =
+      scan([](const std::vector<Variable>& in) { return std::vector<Variable>{in[1] + in[0]}; },
+           {x}, {constant(Tensor::scalar(0.0, DType::Float64))}, {}, {.go_backwards = true});
+  Function f = function({x}, {result.outputs[0]});
+  EXPECT_EQ(f({doubles({4}, {1, 2, 3, 4})})[0].to_doubles(), (std::vector<double>{4, 7, 9, 10}));
+}
+
+TEST(Scan, UntilStopsAfterTheFirstStepWhoseConditionHolds) {
+  // Halve until below 1, at most 100 steps: 20, 10, 5, 2.5, 1.25, 0.625.
+  Variable start = scalar(DType::Float64, "start");
+  ScanResult halving = scan(
+      [](const std::vector<Variable>& in) {
+        Variable half = in[0] / 2.0;
+        return std::vector<Variable>{half, in[0] - half, lt(half, 1.0)};
+      },
+      {}, {start, ScanOutput::none()}, {}, {.n_steps = 100, .name = "halve", .until = true});
+  Function f = function({start}, halving.outputs);
+  const auto out = f({Tensor::scalar(40.0, DType::Float64)});
+  EXPECT_EQ(out[0].to_doubles(), (std::vector<double>{20, 10, 5, 2.5, 1.25, 0.625}));
+  EXPECT_EQ(out[1].shape(), (Dims{6}));
+  // The step count still bounds it: 3 steps.
+  Function capped =
+      function({start}, {scan(
+                             [](const std::vector<Variable>& in) {
+                               return std::vector<Variable>{in[0] / 2.0, lt(in[0], 0.0)};
+                             },
+                             {}, {start}, {}, {.n_steps = 3, .until = true})
+                             .outputs[0]});
+  EXPECT_EQ(capped({Tensor::scalar(8.0, DType::Float64)})[0].to_doubles(),
+            (std::vector<double>{4, 2, 1}));
+}
+
+TEST(Scan, SharedAndOuterValuesAreCapturedAutomatically) {
+  Variable w = shared(Tensor::scalar(2.0, DType::Float64), "w");
+  Variable b = scalar(DType::Float64, "b");
+  Variable outside = b * 10.0;  // computed once, before the loop
+  Variable x = vector(DType::Float64, "x");
+  ScanResult result = scan(
+      [&](const std::vector<Variable>& in) {
+        return std::vector<Variable>{in[1] * w + in[0] + outside};
+      },
+      {x}, {constant(Tensor::scalar(0.0, DType::Float64))});
+  Function f = function({x, b}, {result.outputs[0]});
+  EXPECT_EQ(f({doubles({3}, {1, 1, 1}), Tensor::scalar(1.0, DType::Float64)})[0].to_doubles(),
+            (std::vector<double>{11, 33, 77}));
+  w.set_value(Tensor::scalar(1.0, DType::Float64));
+  EXPECT_EQ(f({doubles({3}, {1, 1, 1}), Tensor::scalar(0.0, DType::Float64)})[0].to_doubles(),
+            (std::vector<double>{1, 2, 3}));
+}
+
+TEST(Scan, ScanInsideAScanStep) {
+  // Outer loop over rows; each step sums its row with an inner loop, then accumulates.
+  Variable m = matrix(DType::Float64, "m");
+  ScanResult result = scan(
+      [](const std::vector<Variable>& in) {
+        ScanResult inner = scan(
+            [](const std::vector<Variable>& row) { return std::vector<Variable>{row[1] + row[0]}; },
+            {in[0]}, {constant(Tensor::scalar(0.0, DType::Float64))}, {}, {.name = "row_sum"});
+        Variable row_total = subtensor(inner.outputs[0], {-1});
+        return std::vector<Variable>{in[1] + row_total};
+      },
+      {m}, {constant(Tensor::scalar(0.0, DType::Float64))}, {}, {.name = "rows"});
+  Function f = function({m}, {result.outputs[0]});
+  EXPECT_EQ(f({doubles({3, 2}, {1, 2, 3, 4, 5, 6})})[0].to_doubles(),
+            (std::vector<double>{3, 10, 21}));
+}
+
+TEST(Scan, ConcurrentCallsRunTheBodyInTheirOwnFrames) {
+  Variable x = vector(DType::Float64, "x");
+  ScanResult result = scan(
+      [](const std::vector<Variable>& in) { return std::vector<Variable>{in[1] + in[0] * in[0]}; },
+      {x}, {constant(Tensor::scalar(0.0, DType::Float64))});
+  Function f = function({x}, {result.outputs[0]});
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int thread = 0; thread < 4; ++thread) {
+    threads.emplace_back([&, thread] {
+      for (int call = 0; call < 200; ++call) {
+        const double value = thread + 1;
+        const Tensor out = f({doubles({50}, std::vector<double>(50, value))})[0];
+        if (out.at(49) != 50 * value * value) ++wrong;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(Scan, StepsAllocateNothingInTheSteadyState) {
+  Variable x = matrix(DType::Float32, "x");
+  Variable w = shared(Tensor::full(DType::Float32, {8, 8}, 0.01), "w");
+  ScanResult result = scan(
+      [&](const std::vector<Variable>& in) {
+        return std::vector<Variable>{tanh(dot(in[1], w) + in[0])};
+      },
+      {x}, {constant(Tensor::zeros(DType::Float32, {8}))});
+  Function f = function({x}, {result.outputs[0]});
+  auto allocations_for = [&](std::int64_t steps) {
+    const Tensor input = Tensor::full(DType::Float32, {steps, 8}, 0.5);
+    (void)f({input});  // warm: the body's buffers exist afterwards
+    const std::int64_t before = default_allocator().stats().allocation_count;
+    (void)f({input});
+    return default_allocator().stats().allocation_count - before;
+  };
+  const std::int64_t short_loop = allocations_for(10);
+  const std::int64_t long_loop = allocations_for(1000);
+  EXPECT_EQ(long_loop, short_loop) << "allocations grow with the step count";
+}
+
+TEST(ScanErrors, StepOutputTypeMustMatchItsInitialState) {
+  Variable x = vector(DType::Float32, "x");
+  try {
+    (void)scan(
+        [](const std::vector<Variable>& in) {
+          return std::vector<Variable>{cast(in[1], DType::Float64) + 1.0};
+        },
+        {x}, {constant(Tensor::scalar(0.0, DType::Float32))}, {}, {.name = "bad_step"});
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::TypeMismatch);
+    const std::string text = error.what();
+    EXPECT_NE(text.find("scan 'bad_step'"), std::string::npos) << text;
+    EXPECT_NE(text.find("step output 0 is TensorType(float64, ())"), std::string::npos) << text;
+    EXPECT_NE(text.find("outputs_info[0]"), std::string::npos) << text;
+  }
+}
+
+TEST(ScanErrors, SequenceTooShortAndNegativeStepCountAtRunTime) {
+  Variable x = vector(DType::Float64, "x");
+  Variable n = scalar(DType::Int64, "n");
+  ScanResult result =
+      scan([](const std::vector<Variable>& in) { return std::vector<Variable>{in[0] + in[1]}; },
+           {ScanSequence(x, {0, 2})}, {ScanOutput::none()}, {}, {.n_steps = n, .name = "window"});
+  Function f = function({x, n}, {result.outputs[0]});
+  EXPECT_EQ(f({doubles({4}, {1, 2, 3, 4}), Tensor::scalar(2, DType::Int64)})[0].to_doubles(),
+            (std::vector<double>{4, 6}));
+  try {
+    (void)f({doubles({4}, {1, 2, 3, 4}), Tensor::scalar(3, DType::Int64)});
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::ShapeMismatch);
+    const std::string text = error.what();
+    EXPECT_NE(text.find("scan 'window': sequence 0 has 4 entries"), std::string::npos) << text;
+    EXPECT_NE(text.find("3 steps with taps [0, 2] read 5"), std::string::npos) << text;
+  }
+  try {
+    (void)f({doubles({4}, {1, 2, 3, 4}), Tensor::scalar(-1, DType::Int64)});
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(error.what()).find("n_steps is -1; it must be >= 0"), std::string::npos);
+  }
+}
+
+TEST(ScanErrors, StepOutputShapeThatDiffersFromTheStateAtRunTime) {
+  Variable h0 = vector(DType::Float64, "h0");
+  Variable v = vector(DType::Float64, "v");
+  ScanResult result =
+      scan([&](const std::vector<Variable>& in) { return std::vector<Variable>{sum(in[0]) + v}; },
+           {}, {h0}, {}, {.n_steps = 3, .name = "grow"});
+  Function f = function({h0, v}, {result.outputs[0]});
+  try {
+    (void)f({doubles({2}, {1, 2}), doubles({3}, {1, 2, 3})});
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::ShapeMismatch);
+    const std::string text = error.what();
+    EXPECT_NE(text.find("scan 'grow': output 0 of the step has shape (3,) at step 0"),
+              std::string::npos)
+        << text;
+  }
+}
+
+TEST(ScanErrors, TapsThatCannotWork) {
+  Variable x = vector(DType::Float64, "x");
+  Variable zero = constant(Tensor::scalar(0.0, DType::Float64));
+  auto identity = [](const std::vector<Variable>& in) {
+    return std::vector<Variable>{in.empty() ? constant(Tensor::scalar(1.0)) : in[0]};
+  };
+  EXPECT_THROW((void)scan(identity, {}, {ScanOutput(zero, {0})}, {}, {.n_steps = 2}), Error);
+  EXPECT_THROW((void)scan(identity, {ScanSequence(x, {1, 1})}, {ScanOutput::none()}), Error);
+  EXPECT_THROW((void)scan(identity, {}, {ScanOutput::none()}), Error);  // no steps, no sequence
+  EXPECT_THROW((void)scan(identity, {}, {ScanOutput::none()}, {}, {.n_steps = -2}), Error);
+}
+
+// Gradients through loops of several shapes against finite differences.
+struct GradCase {
+  std::string name;
+  std::function<Variable(const std::vector<Variable>&)> build;
+  std::vector<Tensor> point;
+};
+
+std::vector<GradCase> grad_cases() {
+  std::vector<GradCase> cases;
+  cases.push_back({"rnn",
+                   [](const std::vector<Variable>& in) {
+                     // in: x (steps, batch, features), h0 (batch, hidden), W, U
+                     const Variable& w = in[2];
+                     const Variable& u = in[3];
+                     return scan(
+                                [&](const std::vector<Variable>& s) {
+                                  return std::vector<Variable>{tanh(dot(s[0], w) + dot(s[1], u))};
+                                },
+                                {in[0]}, {in[1]})
+                         .outputs[0];
+                   },
+                   {random_doubles({4, 2, 3}, 1), random_doubles({2, 3}, 2),
+                    random_doubles({3, 3}, 3), random_doubles({3, 3}, 4)}});
+  cases.push_back({"state_taps",
+                   [](const std::vector<Variable>& in) {
+                     // f[t] = a * f[t-1] * f[t-3] + x[t]
+                     return scan(
+                                [&](const std::vector<Variable>& s) {
+                                  return std::vector<Variable>{s[3] * s[2] * s[1] + s[0]};
+                                },
+                                {in[0]}, {ScanOutput(in[1], {-3, -1})}, {in[2]})
+                         .outputs[0];
+                   },
+                   {random_doubles({5, 2}, 5), random_doubles({3, 2}, 6), random_doubles({2}, 7)}});
+  cases.push_back({"sequence_taps_and_plain_outputs",
+                   [](const std::vector<Variable>& in) {
+                     ScanResult r = scan(
+                         [&](const std::vector<Variable>& s) {
+                           // s: x[t-1], x[t+1], h[t-1]
+                           Variable h = sin(s[2]) + s[0] * s[1];
+                           return std::vector<Variable>{h, exp(s[1]) * h};
+                         },
+                         {ScanSequence(in[0], {-1, 1})}, {in[1], ScanOutput::none()});
+                     return r.outputs[0] * 2.0 + r.outputs[1];
+                   },
+                   {random_doubles({6, 3}, 8), random_doubles({3}, 9)}});
+  cases.push_back({"go_backwards_with_sequence_taps",
+                   [](const std::vector<Variable>& in) {
+                     return scan(
+                                [&](const std::vector<Variable>& s) {
+                                  return std::vector<Variable>{s[2] * s[0] + s[1] * in[2]};
+                                },
+                                {ScanSequence(in[0], {0, 2})}, {in[1]}, {}, {.go_backwards = true})
+                         .outputs[0];
+                   },
+                   {random_doubles({6, 2}, 10), random_doubles({2}, 11), random_doubles({2}, 12)}});
+  cases.push_back({"explicit_step_count_shorter_than_the_sequence",
+                   [](const std::vector<Variable>& in) {
+                     return scan(
+                                [&](const std::vector<Variable>& s) {
+                                  return std::vector<Variable>{s[1] * s[0] + s[0]};
+                                },
+                                {in[0]}, {in[1]}, {}, {.n_steps = 3})
+                         .outputs[0];
+                   },
+                   {random_doubles({5}, 13), random_doubles({}, 14)}});
+  cases.push_back(
+      {"while_loop_that_stops_early",
+       [](const std::vector<Variable>& in) {
+         // A counter stops the loop after 3 of the 5 rows.
+         const Variable zero = constant(Tensor::scalar(0.0, DType::Float64));
+         ScanResult r = scan(
+             [&](const std::vector<Variable>& s) {
+               // s: x[t], h[t-1], count[t-1]
+               Variable count = s[2] + 1.0;
+               return std::vector<Variable>{tanh(s[1] * in[2] + s[0]), count, ge(count, 3.0)};
+             },
+             {in[0]}, {in[1], zero}, {}, {.until = true});
+         return r.outputs[0];
+       },
+       {random_doubles({5, 2}, 18), random_doubles({2}, 19), random_doubles({2}, 21)}});
+  cases.push_back({"second_derivative",
+                   [](const std::vector<Variable>& in) {
+                     const Variable& w = in[1];
+                     Variable h = scan(
+                                      [&](const std::vector<Variable>& s) {
+                                        return std::vector<Variable>{tanh(s[0] * w + s[1] * w)};
+                                      },
+                                      {in[0]}, {in[2]})
+                                      .outputs[0];
+                     return grad(sum(h * h), {w})[0];
+                   },
+                   {random_doubles({4, 2}, 15), random_doubles({2}, 16), random_doubles({2}, 17)}});
+  return cases;
+}
+
+TEST(ScanGrad, MatchesFiniteDifferencesOverATableOfLoops) {
+  for (const GradCase& grad_case : grad_cases()) {
+    SCOPED_TRACE(grad_case.name);
+    const VerifyGradResult result = verify_grad(grad_case.build, grad_case.point);
+    EXPECT_TRUE(result.ok) << result.message;
+  }
+}
+
+TEST(ScanGrad, TheGradientIsALoopNamedAfterTheForwardOne) {
+  Variable x = vector(DType::Float64, "x");
+  Variable w = shared(Tensor::scalar(0.5, DType::Float64), "w");
+  Variable h =
+      scan([&](const std::vector<Variable>& s) { return std::vector<Variable>{s[1] * w + s[0]}; },
+           {x}, {constant(Tensor::scalar(0.0, DType::Float64))}, {}, {.name = "decay"})
+          .outputs[0];
+  Variable gw = grad(sum(h), {w})[0];
+  Function f = function({x}, {gw});
+  bool found = false;
+  for (const ApplyNode* node : f.graph().toposort()) {
+    found = found || node->op_string() == "Scan{grad_of_decay}";
+  }
+  EXPECT_TRUE(found);
+  // h = [1, 1.5, 1.75]; dh[t]/dw = h[t-1] + w dh[t-1]/dw = [0, 1, 2], summed 3.
+  EXPECT_NEAR(f({doubles({3}, {1, 1, 1})})[0].at(0), 3.0, 1e-12);
+}
+
+// The loop's profile: steps, overhead parts, the body's nodes, ignore_first_call, nesting, JSON.
+TEST(ScanProfile, BodyProfileNestsUnderTheLoopNode) {
+  Variable m = matrix(DType::Float64, "m");
+  ScanResult result = scan(
+      [](const std::vector<Variable>& in) {
+        ScanResult inner = scan(
+            [](const std::vector<Variable>& row) {
+              return std::vector<Variable>{row[1] + exp(row[0])};
+            },
+            {in[0]}, {constant(Tensor::scalar(0.0, DType::Float64))}, {}, {.name = "row_sum"});
+        return std::vector<Variable>{in[1] + subtensor(inner.outputs[0], {-1})};
+      },
+      {m}, {constant(Tensor::scalar(0.0, DType::Float64))}, {}, {.name = "rows"});
+  FunctionOptions options;
+  options.profile = true;
+  options.ignore_first_call = true;
+  options.name = "nested";
+  Function f = function({m}, {result.outputs[0]}, {}, options);
+  for (int call = 0; call < 3; ++call) (void)f({random_doubles({5, 4}, 20)});
+
+  const profile::FunctionRecord record = f.profile_record();
+  ASSERT_EQ(record.loops.size(), 1u);
+  const profile::LoopRecord& rows = record.loops[0];
+  EXPECT_EQ(rows.name, "rows");
+  EXPECT_EQ(rows.call_count, 2);  // the first call dropped, as the function's own timings
+  EXPECT_EQ(rows.step_count, 10);
+  EXPECT_EQ(rows.body.call_count, 10);
+  EXPECT_GT(rows.call_ns, 0);
+  EXPECT_GE(rows.call_ns, rows.vm_ns + rows.bind_ns + rows.store_ns);
+  EXPECT_LE(rows.step_min_ns, rows.step_median_ns);
+  EXPECT_LE(rows.step_median_ns, rows.step_max_ns * 11 / 10);
+  EXPECT_EQ(record.nodes[static_cast<std::size_t>(rows.topo_index)].op_name, "Scan{rows}");
+  ASSERT_EQ(rows.body.loops.size(), 1u);
+  const profile::LoopRecord& row_sum = rows.body.loops[0];
+  EXPECT_EQ(row_sum.name, "row_sum");
+  EXPECT_EQ(row_sum.call_count, 10);
+  EXPECT_EQ(row_sum.step_count, 40);
+  bool exp_seen = false;
+  for (const profile::NodeRecord& node : row_sum.body.nodes) {
+    if (node.op_kind == "Exp" || node.op_kind == "Composite") {
+      exp_seen = true;
+      EXPECT_EQ(node.call_count, 40);
+      EXPECT_NE(node.source_site.find("scan_test.cpp"), std::string::npos);
+    }
+  }
+  EXPECT_TRUE(exp_seen);
+
+  profile::Profile profile;
+  profile.functions = {record};
+  const std::string text = profile::render_text(profile);
+  EXPECT_NE(text.find("Scan Op profiling [1] ( rows )"), std::string::npos) << text;
+  EXPECT_NE(text.find("Scan Op profiling [1.1] ( row_sum )"), std::string::npos) << text;
+  EXPECT_NE(text.find("Time in 10 calls of the op (for a total of 40 steps)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Slicing sequences, binding the body's inputs"), std::string::npos);
+  EXPECT_LT(text.find("[1] ( rows )"), text.find("[1.1] ( row_sum )"));
+
+  // JSON keeps the nesting, and the report re-renders byte for byte.
+  const profile::ProfileDocument document =
+      profile::parse_profile_json(profile::to_json_text({profile}, {}), "scan.json");
+  ASSERT_EQ(document.profiles.size(), 1u);
+  ASSERT_EQ(document.profiles[0].functions[0].loops.size(), 1u);
+  EXPECT_EQ(document.profiles[0].functions[0].loops[0].body.loops[0].step_count, 40);
+  EXPECT_EQ(profile::render_text(document.profiles[0]), text);
+
+  // Profiles merged from two runs of the function show each loop once, with both runs' figures;
+  // the at-exit sum of several profiles leaves the loops to each profile's own report.
+  profile::Profile twice;
+  twice.functions = {record, record};
+  const std::string merged = profile::render_text(twice);
+  EXPECT_NE(merged.find("Time in 4 calls of the op (for a total of 20 steps)"), std::string::npos)
+      << merged;
+  EXPECT_EQ(merged.find("Scan Op profiling [2]"), std::string::npos);
+  const std::string at_exit = profile::render_profiles({profile, profile}, {});
+  std::size_t sections = 0;
+  for (std::size_t at = at_exit.find("( rows )"); at != std::string::npos;
+       at = at_exit.find("( rows )", at + 1)) {
+    ++sections;
+  }
+  EXPECT_EQ(sections, 2u);
+}
+
+}  // namespace
+}  // namespace tscope
