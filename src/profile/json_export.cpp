@@ -103,6 +103,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LoopRecord,
                                                 step_min_ns,
                                                 step_median_ns,
                                                 step_max_ns,
+                                                invariant_nodes,
                                                 body)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ZoneSiteRecord, name, function, file, line, kind)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(

@@ -3,6 +3,7 @@
 // like the profile's FunctionRecords: that name is how the two trees are joined.
 #include "tscope/profile/report_folded.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -17,15 +18,37 @@ struct FunctionRows {
   std::int64_t call_ns = 0;
 };
 
+// Rows of `function`'s nodes under `prefix`. A loop node's row holds its own overhead, with its
+// body's rows below it (and so on, at any depth), so loops show nested in the flame graph.
+void add_node_rows(const FunctionRecord& function,
+                   const std::vector<std::string>& prefix,
+                   std::vector<FoldedStack>& rows) {
+  for (const NodeRecord& node : function.nodes) {
+    std::vector<std::string> frames = prefix;
+    frames.push_back(node.class_name);
+    frames.push_back(node.apply_name);
+    const LoopRecord* loop = nullptr;
+    for (const LoopRecord& candidate : function.loops) {
+      if (candidate.topo_index == node.topo_index) loop = &candidate;
+    }
+    if (loop == nullptr) {
+      rows.push_back({std::move(frames), node.total_ns});
+      continue;
+    }
+    std::int64_t body_ns = 0;
+    for (const NodeRecord& inner : loop->body.nodes) body_ns += inner.total_ns;
+    rows.push_back({frames, std::max<std::int64_t>(node.total_ns - body_ns, 0)});
+    add_node_rows(loop->body, frames, rows);
+  }
+}
+
 std::map<std::string, FunctionRows> rows_by_function(const Profile& profile) {
   std::map<std::string, FunctionRows> by_name;
   for (const FunctionRecord& function : profile.functions) {
     FunctionRows& rows = by_name[function.name];
     rows.call_ns += function.call_ns;
-    for (const NodeRecord& node : function.nodes) {
-      rows.rows.push_back({{node.class_name, node.apply_name}, node.total_ns});
-      rows.node_ns += node.total_ns;
-    }
+    add_node_rows(function, {}, rows.rows);
+    for (const NodeRecord& node : function.nodes) rows.node_ns += node.total_ns;
   }
   return by_name;
 }

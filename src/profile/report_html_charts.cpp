@@ -225,7 +225,8 @@ HtmlSection html_flame_graph_section(const std::vector<FoldedStack>& stacks, boo
                      "each function's op classes and nodes below it"
                    : "Each graph function with its op classes and nodes below it";
   out +=
-      "; width is time. Hover a frame for its total and self time. The same stacks as "
+      "; a loop's body nests under its Scan node; width is time. Hover a frame for its total "
+      "and self time. The same stacks as "
       "<code>--folded</code>.</p>\n";
   out += fmt::format(
       "<figure><svg class=\"chart\" role=\"img\" viewBox=\"0 0 {} {}\" width=\"{}\" "

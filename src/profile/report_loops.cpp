@@ -32,7 +32,7 @@ void render_loop(const Profile& profile,
                  const TextReportOptions& options,
                  std::string& out) {
   const std::string title = fmt::format("Scan Op profiling [{}] ( {} )", number, loop.name);
-  out += title + "\n" + std::string(title.size(), '=') + "\n";
+  out += "\n" + title + "\n" + std::string(title.size(), '=') + "\n";
   out += fmt::format("  Message: {}, node {} of {}\n", loop.name, loop.topo_index, parent);
   out += "  Node: " + loop.apply_name + "\n";
   out += fmt::sprintf("  Time in %d calls of the op (for a total of %d steps) %es\n",

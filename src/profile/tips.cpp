@@ -10,6 +10,7 @@
 #include <array>
 
 #include "tips_fusion.h"
+#include "tips_loops.h"
 
 namespace tscope::profile {
 namespace {
@@ -264,6 +265,7 @@ std::vector<Tip> collect_tips(const Profile& profile) {
     dispatch_tips(function, profile.overhead_ns_per_node, tips);
   }
   for (const FunctionRecord& function : profile.functions) signature_tips(function, tips);
+  for (const FunctionRecord& function : profile.functions) detail::loop_tips(function, tips);
   return tips;
 }
 

@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tscope/rewrite/pipeline.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "tscope/core/error.h"
 #include "tscope/rewrite/blas_rules.h"
 #include "tscope/rewrite/channel_block_rules.h"
 #include "tscope/rewrite/clamp_rules.h"
 #include "tscope/rewrite/constant_folding.h"
 #include "tscope/rewrite/fusion_rules.h"
 #include "tscope/rewrite/inplace_rules.h"
-
-#include <algorithm>
-
-#include <unordered_map>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include "tscope/core/error.h"
+#include "tscope/rewrite/loop_rules.h"
 
 namespace tscope::rewrite {
 namespace {
@@ -84,14 +84,21 @@ struct Stage {
 };
 
 std::vector<LocalRule> clamp_rules() { return {clamp_rule()}; }
+std::vector<LocalRule> loop_rules() { return {loop_invariant_rule()}; }
 
-// Order matters: BLAS products before layouts; the blocked convolutions' fusions right after
+// Order matters: loops first, so that what leaves a loop meets every later stage; BLAS products
+// before layouts; the blocked convolutions' fusions right after
 // the layout change that creates them, and the remaining clamps after those (a blocked
 // convolution absorbs its clamp); folding once the weight packing it folds exists; in-place
 // writes last, since any later replacement would have to keep them valid.
 constexpr Stage kStages[] = {
     {"merge_duplicate_nodes",
      [](FunctionGraph& graph, const PipelineSettings&) { return merge_duplicate_nodes(graph); }},
+    {"hoist_loop_invariants", nullptr, loop_rules},
+    {"merge_sibling_loops",
+     [](FunctionGraph& graph, const PipelineSettings&) { return merge_sibling_loops(graph); }},
+    {"keep_last_steps_only",
+     [](FunctionGraph& graph, const PipelineSettings&) { return keep_last_steps_only(graph); }},
     {"use_blas_products", nullptr, blas_rules},
     {"use_channel_blocks",
      [](FunctionGraph& graph, const PipelineSettings& settings) {

@@ -253,8 +253,10 @@ std::vector<profile::LoopRecord> ProfileMerge::loop_records(double ns_per_tick) 
     record.first_step_ns = to_ns(static_cast<double>(totals.first_step_ticks));
     const bool later_steps = totals.step_max_ticks > 0 || totals.steps.median_ticks() > 0;
     record.step_min_ns = later_steps ? to_ns(static_cast<double>(totals.step_min_ticks)) : 0;
-    record.step_median_ns = to_ns(totals.steps.median_ticks());
     record.step_max_ns = to_ns(static_cast<double>(totals.step_max_ticks));
+    // A bucket's middle may lie outside the steps' range when they all fall into one bucket.
+    record.step_median_ns =
+        std::clamp(to_ns(totals.steps.median_ticks()), record.step_min_ns, record.step_max_ns);
     profile::FunctionRecord& body = record.body;
     body.name = record.name;
     body.call_count = totals.step_count;
@@ -265,6 +267,7 @@ std::vector<profile::LoopRecord> ProfileMerge::loop_records(double ns_per_tick) 
     if (loop->body != nullptr) {
       const ScanBody::Linked& linked = loop->body->linked();
       body.compile = linked.compile;
+      record.invariant_nodes = loop->body->invariant_instructions();
       for (int slot : linked.input_slots) body.input_ids.push_back(slot);
       for (int slot : linked.output_slots) body.output_ids.push_back(slot);
     }

@@ -5,6 +5,8 @@
 /// "body" attribute (a LoopBody). The runtime layer builds bodies (tscope/runtime/scan.h): running
 /// a body means linking and running a Program, which lives above the ops. It has no cost rule:
 /// its cost is its body's nodes', which the loop's own profile section shows.
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,33 @@ class LoopBody : public Subgraph {
   [[nodiscard]] virtual std::vector<Variable> pullback(const PullbackContext& context) const = 0;
   /// The printed op: "Scan{name}".
   [[nodiscard]] virtual std::string printed_name() const = 0;
+
+  /// The rewrites of a loop (rewrite/loop_rules.h) ask the body for a changed copy; the body
+  /// itself never changes.
+  /// A changed loop: its body and its outer inputs.
+  struct Hoisted {
+    std::shared_ptr<const LoopBody> body;
+    std::vector<Variable> outer_inputs;
+  };
+  /// The same loop with the body's values that depend on no sequence or state (only on
+  /// non-sequences and constants) computed once, before the loop: the new body and its outer
+  /// inputs (`outer_inputs`, then one per hoisted value). nullopt when there is none.
+  [[nodiscard]] virtual std::optional<Hoisted> hoist_invariants(
+      const std::vector<Variable>& outer_inputs) const = 0;
+  /// One loop doing the work of this one and `other` in lockstep, when both run over the same
+  /// sequences (`outer_inputs` and `other_outer_inputs` hold the same step count and sequence
+  /// Variables, with the same taps and direction) and neither is a while loop: the new body
+  /// (named "<this>&<other>") and its outer inputs. Its outputs are this loop's, then other's.
+  [[nodiscard]] virtual std::optional<Hoisted> merged_with(
+      const LoopBody& other,
+      const std::vector<Variable>& outer_inputs,
+      const std::vector<Variable>& other_outer_inputs) const = 0;
+  /// Whether output `output` is stacked and could come out as its final value alone (a
+  /// fed-back output, which the loop keeps anyway).
+  [[nodiscard]] virtual bool can_keep_last_only(int output) const = 0;
+  /// The same loop with output `output` giving its final value alone (the output's type loses
+  /// axis 0).
+  [[nodiscard]] virtual std::shared_ptr<const LoopBody> with_last_only(int output) const = 0;
 };
 
 /// The body of a Scan node's attributes.

@@ -154,6 +154,9 @@ struct LoopRecord {
   std::int64_t step_min_ns = 0;
   std::int64_t step_median_ns = 0;
   std::int64_t step_max_ns = 0;
+  /// Body nodes (topo indices) that read only non-sequences and constants: the same result at
+  /// every step (left in the loop when the rewrite hoist_loop_invariants did not run).
+  std::vector<std::int64_t> invariant_nodes;
   FunctionRecord body;  ///< name = the loop's name; call_count = step_count
 };
 

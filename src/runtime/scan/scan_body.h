@@ -9,6 +9,7 @@
 // An initial state's axis 0 holds the `window` values before step 0 (a single-tap-(-1) state
 // gets that axis from scan(), so the body always reads rows). The body is rewritten and linked
 // into its own Program once, on first run, and shared by every frame and function that runs it.
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -71,6 +72,14 @@ class ScanBody final : public LoopBody {
   void run(KernelContext& context) const override;
   [[nodiscard]] std::vector<Variable> pullback(const PullbackContext& context) const override;
   [[nodiscard]] std::string printed_name() const override { return "Scan{" + layout_.name + "}"; }
+  [[nodiscard]] std::optional<Hoisted> hoist_invariants(
+      const std::vector<Variable>& outer_inputs) const override;
+  [[nodiscard]] std::optional<Hoisted> merged_with(
+      const LoopBody& other,
+      const std::vector<Variable>& outer_inputs,
+      const std::vector<Variable>& other_outer_inputs) const override;
+  [[nodiscard]] bool can_keep_last_only(int output) const override;
+  [[nodiscard]] std::shared_ptr<const LoopBody> with_last_only(int output) const override;
 
   [[nodiscard]] const ScanLayout& layout() const noexcept { return layout_; }
   [[nodiscard]] const std::vector<Variable>& inputs() const noexcept { return inputs_; }
@@ -88,6 +97,12 @@ class ScanBody final : public LoopBody {
     std::vector<int> released_output_slots;
   };
   [[nodiscard]] const Linked& linked() const;
+  /// Instructions of the linked body that read only non-sequences and constants (and results
+  /// of such instructions): the same at every step.
+  [[nodiscard]] std::vector<std::int64_t> invariant_instructions() const;
+  /// The id the timeline's step slices and body nodes carry: the body registered as a function
+  /// named "<name> step" on first use (trace_recorder.h).
+  [[nodiscard]] std::uint32_t trace_function() const;
 
  private:
   ScanLayout layout_;
@@ -96,7 +111,15 @@ class ScanBody final : public LoopBody {
   std::int64_t id_;
   mutable std::once_flag link_once_;
   mutable std::unique_ptr<Linked> linked_;
+  mutable std::atomic<std::int64_t> trace_function_{-1};
+  mutable std::mutex trace_mutex_;
 };
+
+/// `outputs` with each replacement that some output depends on (clone_replace rejects the others:
+/// a step may ignore one of its inputs).
+[[nodiscard]] std::vector<Variable> clone_with(
+    const std::vector<Variable>& outputs,
+    const std::vector<std::pair<Variable, Variable>>& replacements);
 
 /// Applies a Scan node running `body` to `outer_inputs` (layout order) and returns its outputs.
 [[nodiscard]] std::vector<Variable> apply_scan(std::shared_ptr<const ScanBody> body,

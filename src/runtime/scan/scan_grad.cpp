@@ -47,34 +47,6 @@ Variable rows_from(const Variable& x, std::int64_t start, const Variable& n) {
   return subtensor(x, {slice(start, start == 0 ? n : add(n, static_cast<int>(start)))});
 }
 
-// `outputs` with the replacements that some output depends on (clone_replace rejects others:
-// a step may ignore one of its inputs).
-std::vector<Variable> clone_with(const std::vector<Variable>& outputs,
-                                 const std::vector<std::pair<Variable, Variable>>& replacements) {
-  std::unordered_set<const VariableNode*> reached;
-  for (const Variable& output : outputs) reached.insert(output.node());
-  for (ApplyNode* node : ancestors_in_topological_order(outputs)) {
-    for (const Variable& input : node->inputs()) reached.insert(input.node());
-  }
-  std::vector<std::pair<Variable, Variable>> used;
-  std::vector<Variable> result = outputs;
-  for (const auto& replacement : replacements) {
-    if (reached.count(replacement.first.node()) != 0) used.push_back(replacement);
-  }
-  // An output that is itself a replaced input (the step returns its input) is not cloned.
-  for (Variable& output : result) {
-    for (const auto& [from, to] : used) {
-      if (output == from) output = to;
-    }
-  }
-  if (used.empty()) return result;
-  std::vector<Variable> cloned = clone_replace(outputs, used);
-  for (std::size_t i = 0; i < result.size(); ++i) {
-    if (!(result[i] == outputs[i])) cloned[i] = result[i];
-  }
-  return cloned;
-}
-
 }  // namespace
 
 std::vector<Variable> ScanBody::pullback(const PullbackContext& context) const {

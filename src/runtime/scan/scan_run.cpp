@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "../loop_state.h"
+#include "../trace_labels.h"
 #include "scan_body.h"
 #include "tscope/profile/tick_clock.h"
 
@@ -77,19 +78,20 @@ Tensor stack_buffer(
 
 // Reads the step's tick source.
 struct Ticks {
-  const ActiveProfile* profile;
+  const ActiveProfile* active;
   [[nodiscard]] std::int64_t now() const {
-    return profile->tsc ? profile::read_tsc() : profile->sink->clock->now_ns();
+    return active->tsc ? profile::read_tsc() : active->sink->clock->now_ns();
   }
 };
 
 template <bool kProfile>
 void run_loop(KernelContext& ctx,
               LoopState& state,
+              const ScanBody& scan,
               const ScanBody::Linked& body,
-              const ScanLayout& layout,
-              const ActiveProfile& profile) {
-  const Ticks ticks{&profile};
+              const ActiveProfile& active) {
+  const ScanLayout& layout = scan.layout();
+  const Ticks ticks{&active};
   const std::int64_t call_start = kProfile ? ticks.now() : 0;
   const std::string& name = layout.name;
   const std::int64_t n = ctx.input(0).data<std::int64_t>()[0];
@@ -144,13 +146,14 @@ void run_loop(KernelContext& ctx,
   std::vector<Tensor> plain_stacks(static_cast<std::size_t>(output_count));
 
   LoopTotals& totals = state.totals;
-  const ProfileSink body_sink = kProfile ? ProfileSink{frame.counters.data(),
-                                                       frame.signatures.data(),
-                                                       profile.sink->clock,
-                                                       nullptr,
-                                                       0,
-                                                       profile.sink->allocator}
-                                         : ProfileSink{};
+  // While tracing, each step is a slice named after the loop, holding its body's nodes.
+  profile::TraceRing* const trace = kProfile ? active.sink->trace : nullptr;
+  const std::uint32_t trace_function = trace != nullptr ? scan.trace_function() : 0;
+  const ProfileSink body_sink =
+      kProfile
+          ? ProfileSink{frame.counters.data(), frame.signatures.data(), active.sink->clock, trace,
+                        trace_function,        active.sink->allocator}
+          : ProfileSink{};
   std::int64_t step = 0;
   std::int64_t steps_run = n;  // fewer when a while loop's condition stops it
   auto release_bound = [&] {
@@ -180,7 +183,7 @@ void run_loop(KernelContext& ctx,
       }
       const std::int64_t vm_start = kProfile ? ticks.now() : 0;
       if constexpr (kProfile) {
-        if (profile.tsc) {
+        if (active.tsc) {
           body.program.run<true, true>(frame, body_sink);
         } else {
           body.program.run<true, false>(frame, body_sink);
@@ -226,6 +229,11 @@ void run_loop(KernelContext& ctx,
         totals.vm_ticks += store_start - vm_start;
         totals.store_ticks += step_end - store_start;
         const std::int64_t duration = step_end - step_start;
+        if (trace != nullptr) [[unlikely]] {
+          trace->write(step_start, step_end,
+                       profile::trace_meta(profile::TraceEventKind::Call, active.tsc, 0),
+                       trace_function, 0, active.sink->allocator->stats().live_bytes);
+        }
         if (step == 0) {
           totals.first_step_ticks += duration;
         } else {
@@ -287,12 +295,24 @@ void ScanBody::run(KernelContext& context) const {
     context.state = std::move(state);
   }
   auto& state = static_cast<LoopState&>(*context.state);
-  const ActiveProfile profile = active_profile();
-  if (profile.sink != nullptr) {
-    run_loop<true>(context, state, body, layout_, profile);
+  const ActiveProfile active = active_profile();
+  if (active.sink != nullptr) {
+    run_loop<true>(context, state, *this, body, active);
   } else {
-    run_loop<false>(context, state, body, layout_, profile);
+    run_loop<false>(context, state, *this, body, active);
   }
+}
+
+std::uint32_t ScanBody::trace_function() const {
+  const std::int64_t known = trace_function_.load(std::memory_order_acquire);
+  if (known >= 0) return static_cast<std::uint32_t>(known);
+  std::lock_guard lock(trace_mutex_);
+  if (trace_function_.load(std::memory_order_relaxed) < 0) {
+    trace_function_.store(profile::register_trace_function(layout_.name + " step",
+                                                           trace_node_labels(linked().program)),
+                          std::memory_order_release);
+  }
+  return static_cast<std::uint32_t>(trace_function_.load(std::memory_order_relaxed));
 }
 
 }  // namespace tscope::runtime

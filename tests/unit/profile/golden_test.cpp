@@ -44,6 +44,44 @@ profile::Profile golden_profile() {
   return profile;
 }
 
+// Loop bodies are linked on first run with the steady clock; goldens zero their compile times.
+void zero_body_compile_times(std::vector<profile::LoopRecord>& loops) {
+  for (profile::LoopRecord& loop : loops) {
+    loop.body.compile = profile::CompileRecord{.node_count = loop.body.compile.node_count};
+    zero_body_compile_times(loop.body.loops);
+  }
+}
+
+// A loop over the rows of a matrix whose step sums its row with a loop of its own.
+profile::Profile nested_loop_profile() {
+  static FakeClock clock(1000);
+  clock = FakeClock(1000);
+  Variable m = matrix(DType::Float32, "m");
+  ScanResult rows = scan(
+      [](const std::vector<Variable>& in) {
+        ScanResult inner = scan(
+            [](const std::vector<Variable>& row) {
+              return std::vector<Variable>{row[1] + exp(row[0])};
+            },
+            {in[0]}, {constant(Tensor::scalar(0.0, DType::Float32))}, {}, {.name = "row_sum"});
+        return std::vector<Variable>{in[1] + subtensor(inner.outputs[0], {-1})};
+      },
+      {m}, {constant(Tensor::scalar(0.0, DType::Float32))}, {}, {.name = "rows"});
+  FunctionOptions options;
+  options.profile = true;
+  options.clock = &clock;
+  options.name = "nested";
+  Function f = function({m}, {rows.outputs[0]}, {}, options);
+  for (int i = 0; i < 2; ++i) (void)f({Tensor::zeros(DType::Float32, {3, 4})});
+  profile::Profile profile = f.collector()->snapshot();
+  zero_body_compile_times(profile.functions[0].loops);
+  profile.grad_ns = 0;
+  profile.since_load_ns = 0;
+  profile.blas = "TestBLAS 1.0 (2 threads)";
+  profile.openmp = "2 threads, wait policy passive";
+  return profile;
+}
+
 std::string golden_path(const std::string& name) {
   return std::string(TSCOPE_GOLDEN_DIR) + "/" + name;
 }
@@ -81,6 +119,13 @@ TEST(GoldenReport, NarrowLineWidthTruncatesNames) {
   profile::TextReportOptions options;
   options.line_width = 100;
   expect_matches_golden("narrow_report.txt", profile::render_text(golden_profile(), options));
+}
+
+TEST(GoldenReport, NestedLoopSections) {
+  profile::TextReportOptions options;
+  options.show_memory = true;
+  expect_matches_golden("nested_loops_report.txt",
+                        profile::render_text(nested_loop_profile(), options));
 }
 
 TEST(JsonRoundTrip, RendersByteForByte) {

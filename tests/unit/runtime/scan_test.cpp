@@ -2,11 +2,16 @@
 // Scan: loop semantics (taps, outputs not fed back, step counts, reversed loops, captured
 // values), errors, gradients against finite differences, the steady state's allocations, and
 // the loop's nested profile.
+#include <algorithm>
 #include <thread>
 
 #include "support/test_util.h"
 #include "tscope/grad/verify_grad.h"
 #include "tscope/profile/json_export.h"
+#include "tscope/profile/report_folded.h"
+#include "tscope/profile/tips.h"
+#include "tscope/profile/trace.h"
+#include "tscope/profile/trace_recorder.h"
 
 namespace tscope {
 namespace {
@@ -406,6 +411,173 @@ TEST(ScanGrad, TheGradientIsALoopNamedAfterTheForwardOne) {
   EXPECT_NEAR(f({doubles({3}, {1, 1, 1})})[0].at(0), 3.0, 1e-12);
 }
 
+// Loop rewrites: both change where work happens, never the results.
+TEST(ScanRewrite, InvariantWorkLeavesTheLoop) {
+  Variable x = matrix(DType::Float64, "x");
+  Variable w = shared(random_doubles({3, 3}, 30), "w");
+  // w passed as a non-sequence: the step sees a placeholder, and transpose(w) * 2, which reads
+  // only it, is computed at every step unless hoisted. (A value the step builds from w itself
+  // is computed outside from the start.)
+  ScanResult loop = scan(
+      [&](const std::vector<Variable>& in) {
+        return std::vector<Variable>{tanh(dot(in[1], transpose(in[2]) * 2.0) + in[0])};
+      },
+      {x}, {constant(Tensor::zeros(DType::Float64, {3}))}, {w}, {.name = "rnn"});
+  auto compiled = [&](std::vector<std::string> excluded) {
+    FunctionOptions options;
+    options.profile = true;
+    options.excluded_rewrites = std::move(excluded);
+    return function({x}, {loop.outputs[0]}, {}, options);
+  };
+  Function hoisted = compiled({});
+  Function kept = compiled({"hoist_loop_invariants"});
+  const Tensor xs = random_doubles({5, 3}, 31);
+  EXPECT_TRUE(all_close(hoisted({xs})[0], kept({xs})[0], 1e-12, 1e-12));
+  const profile::FunctionRecord with = hoisted.profile_record();
+  const profile::FunctionRecord without = kept.profile_record();
+  ASSERT_EQ(with.loops.size(), 1u);
+  ASSERT_EQ(without.loops.size(), 1u);
+  EXPECT_LT(with.loops[0].body.nodes.size(), without.loops[0].body.nodes.size());
+  bool reported = false;
+  for (const profile::RewriteRecord& rule : with.compile.rewrites) {
+    if (rule.name == "hoist_loop_invariants") reported = rule.applied_count == 1;
+  }
+  EXPECT_TRUE(reported);
+  // Left in the loop, the invariant nodes are named by a tip; hoisted, they are not.
+  EXPECT_TRUE(with.loops[0].invariant_nodes.empty());
+  ASSERT_FALSE(without.loops[0].invariant_nodes.empty());
+  auto tip_rules = [](const profile::FunctionRecord& record) {
+    profile::Profile profile;
+    profile.functions = {record};
+    std::vector<std::string> rules;
+    for (const profile::Tip& tip : profile::collect_tips(profile)) rules.push_back(tip.rule);
+    return rules;
+  };
+  const std::vector<std::string> kept_rules = tip_rules(without);
+  EXPECT_NE(std::find(kept_rules.begin(), kept_rules.end(), "loop_invariant"), kept_rules.end());
+  const std::vector<std::string> hoisted_rules = tip_rules(with);
+  EXPECT_EQ(std::find(hoisted_rules.begin(), hoisted_rules.end(), "loop_invariant"),
+            hoisted_rules.end());
+}
+
+TEST(ScanTips, StepsTooSmallForTheirOverheadAreNamed) {
+  // A tiny body (one scalar add per step) against a body with real work per step.
+  auto loop_record = [](std::int64_t width) {
+    Variable x = matrix(DType::Float64, "x");
+    Variable w = shared(random_doubles({width, width}, 40), "w");
+    ScanResult loop = scan(
+        [&](const std::vector<Variable>& in) {
+          return std::vector<Variable>{width == 1 ? in[1] + in[0] : tanh(dot(in[1], w) + in[0])};
+        },
+        {x}, {constant(Tensor::zeros(DType::Float64, {width}))}, {}, {.name = "loop"});
+    FunctionOptions options;
+    options.profile = true;
+    Function f = function({x}, {loop.outputs[0]}, {}, options);
+    (void)f({random_doubles({200, width}, 41)});
+    profile::Profile profile;
+    profile.functions = {f.profile_record()};
+    std::vector<profile::Tip> tips = profile::collect_tips(profile);
+    return std::any_of(tips.begin(), tips.end(), [](const profile::Tip& tip) {
+      return tip.rule == "loop_overhead" && tip.text.find("Scan{loop}:") != std::string::npos &&
+             tip.text.find("over 200 steps") != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(loop_record(1));
+  EXPECT_FALSE(loop_record(400));
+}
+
+TEST(ScanRewrite, LoopsOverTheSameSequencesMerge) {
+  Variable x = vector(DType::Float64, "x");
+  const Variable zero = constant(Tensor::scalar(0.0, DType::Float64));
+  const Variable one = constant(Tensor::scalar(1.0, DType::Float64));
+  auto sums =
+      scan([](const std::vector<Variable>& in) { return std::vector<Variable>{in[1] + in[0]}; },
+           {x}, {zero}, {}, {.name = "cumsum"});
+  auto products =
+      scan([](const std::vector<Variable>& in) { return std::vector<Variable>{in[1] * in[0]}; },
+           {x}, {one}, {}, {.name = "cumprod"});
+  // A third loop over x reads the first one's result: it cannot run in lockstep with it.
+  const Variable total = sum(sums.outputs[0]);
+  auto reader =
+      scan([&](const std::vector<Variable>& in) { return std::vector<Variable>{in[0] * total}; },
+           {x}, {ScanOutput::none()}, {}, {.name = "scaled"});
+  const std::vector<Variable> outputs = {sums.outputs[0], products.outputs[0], reader.outputs[0]};
+  Function merged = function({x}, outputs);
+  FunctionOptions options;
+  options.excluded_rewrites = {"merge_sibling_loops"};
+  Function apart = function({x}, outputs, {}, options);
+  std::vector<std::string> loops;
+  for (const ApplyNode* node : merged.graph().toposort()) {
+    if (node->op().name == "Scan") loops.push_back(node->op_string());
+  }
+  std::sort(loops.begin(), loops.end());
+  EXPECT_EQ(loops, (std::vector<std::string>{"Scan{cumsum&cumprod}", "Scan{scaled}"}));
+  const Tensor xs = doubles({4}, {1, 2, 3, 4});
+  const auto together = merged({xs});
+  const auto separately = apart({xs});
+  for (std::size_t i = 0; i < together.size(); ++i) {
+    EXPECT_EQ(together[i].to_doubles(), separately[i].to_doubles()) << "output " << i;
+  }
+  EXPECT_EQ(together[1].to_doubles(), (std::vector<double>{1, 2, 6, 24}));
+}
+
+TEST(ScanRewrite, OutputReadOnlyAtItsLastStepIsNotStacked) {
+  Variable x = matrix(DType::Float64, "x");
+  ScanResult loop = scan(
+      [](const std::vector<Variable>& in) { return std::vector<Variable>{in[1] * 0.5 + in[0]}; },
+      {x}, {constant(Tensor::zeros(DType::Float64, {2}))}, {}, {.name = "decay"});
+  const Variable last = subtensor(loop.outputs[0], {-1});
+  FunctionOptions options;
+  Function ring = function({x}, {last}, {}, options);
+  options.excluded_rewrites = {"keep_last_steps_only"};
+  Function stacked = function({x}, {last}, {}, options);
+  const Tensor xs = random_doubles({7, 2}, 32);
+  EXPECT_TRUE(all_close(ring({xs})[0], stacked({xs})[0], 1e-12, 1e-12));
+  // The loop's output is now the result itself, of rank 1.
+  const Variable result = ring.graph().outputs()[0];
+  ASSERT_NE(result.owner(), nullptr);
+  EXPECT_EQ(result.owner()->op().name, "Scan");
+  EXPECT_EQ(result.rank(), 1);
+  // Zero steps: the initial state is the last value.
+  EXPECT_EQ(ring({Tensor::zeros(DType::Float64, {0, 2})})[0].to_doubles(),
+            (std::vector<double>{0, 0}));
+  // A reader of every step keeps the stack.
+  Function both = function({x}, {last, loop.outputs[0]});
+  EXPECT_EQ(both({xs})[1].shape(), (Dims{7, 2}));
+}
+
+TEST(ScanTrace, StepsAndBodyNodesNestUnderTheLoopNode) {
+  profile::reset_trace();
+  profile::set_tracing(true);
+  Variable x = vector(DType::Float64, "x");
+  ScanResult loop = scan(
+      [](const std::vector<Variable>& in) { return std::vector<Variable>{in[1] + exp(in[0])}; },
+      {x}, {constant(Tensor::scalar(0.0, DType::Float64))}, {}, {.name = "traced"});
+  FunctionOptions options;
+  options.profile = true;
+  Function f = function({x}, {loop.outputs[0]}, {}, options);
+  (void)f({random_doubles({4}, 50)});
+  const profile::TraceRecord trace = profile::snapshot_trace();
+  profile::set_tracing(false);
+  profile::reset_trace();
+  const profile::TraceSliceRecord* loop_slice = nullptr;
+  std::vector<const profile::TraceSliceRecord*> steps;
+  std::int64_t body_nodes = 0;
+  for (const profile::TraceSliceRecord& slice : trace.slices) {
+    const profile::TraceLabelRecord& label = trace.labels[static_cast<std::size_t>(slice.label)];
+    if (label.name.rfind("Scan{traced}", 0) == 0) loop_slice = &slice;
+    if (label.name == "traced step") steps.push_back(&slice);
+    if (label.category == "node" && label.name.find("exp") != std::string::npos) ++body_nodes;
+  }
+  ASSERT_NE(loop_slice, nullptr);
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_GE(body_nodes, 4);
+  for (const profile::TraceSliceRecord* step : steps) {
+    EXPECT_GE(step->start_ns, loop_slice->start_ns);
+    EXPECT_LE(step->start_ns + step->duration_ns, loop_slice->start_ns + loop_slice->duration_ns);
+  }
+}
+
 // The loop's profile: steps, overhead parts, the body's nodes, ignore_first_call, nesting, JSON.
 TEST(ScanProfile, BodyProfileNestsUnderTheLoopNode) {
   Variable m = matrix(DType::Float64, "m");
@@ -470,6 +642,15 @@ TEST(ScanProfile, BodyProfileNestsUnderTheLoopNode) {
   ASSERT_EQ(document.profiles[0].functions[0].loops.size(), 1u);
   EXPECT_EQ(document.profiles[0].functions[0].loops[0].body.loops[0].step_count, 40);
   EXPECT_EQ(profile::render_text(document.profiles[0]), text);
+
+  // Folded stacks (and the HTML flame graph) nest each body under its loop node.
+  bool nested_stack = false;
+  for (const profile::FoldedStack& stack : profile::folded_stacks(profile)) {
+    nested_stack = nested_stack || (stack.frames.size() == 7 && stack.frames[0] == "nested" &&
+                                    stack.frames[2].rfind("Scan{rows}", 0) == 0 &&
+                                    stack.frames[4].rfind("Scan{row_sum}", 0) == 0);
+  }
+  EXPECT_TRUE(nested_stack) << profile::render_folded(profile);
 
   // Profiles merged from two runs of the function show each loop once, with both runs' figures;
   // the at-exit sum of several profiles leaves the loops to each profile's own report.
