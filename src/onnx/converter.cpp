@@ -203,6 +203,7 @@ const ConverterTable& converter_table() {
   // Leaked, as every registry is (scripts/check_repository, rule 4).
   static const ConverterTable& table = *new ConverterTable([] {
     ConverterTable built;
+    register_control_converters(built);
     register_conv_converters(built);
     register_einsum_converters(built);
     register_elementwise_converters(built);

@@ -129,6 +129,7 @@ class ConverterTable {
 [[nodiscard]] const ConverterTable& converter_table();
 
 // One registration function per src/onnx/ops/<category>.cpp.
+void register_control_converters(ConverterTable& table);
 void register_conv_converters(ConverterTable& table);
 void register_einsum_converters(ConverterTable& table);
 void register_elementwise_converters(ConverterTable& table);
