@@ -176,6 +176,26 @@ TEST(OnnxLoop, BodyReadsEnclosingValuesAndStacksScanOutputs) {
   EXPECT_TRUE(tscope::testing::all_close(out[2], floats({3}, sums)));
 }
 
+// Body outputs that are not computed in the body: a carried value passed through, a scan output
+// that is the enclosing graph's value, another that is a constant.
+TEST(OnnxLoop, OutputsPassedThroughOrFromOutside) {
+  ModelBuilder model(13);
+  model.input("y", kFloat, {2}).input("w", kFloat, {2});
+  model.output("y_final", kFloat, {2}).output("ws", kFloat, {}).output("cs", kFloat, {});
+  model.scalar_initializer("M", kInt64, 3).float_initializer("c", {1}, {4.0f});
+  GraphBuilder body("pass_body");
+  body.input("i", kInt64, {}).input("cond_in", kBool, {}).untyped_input("y_in");
+  body.output("cond_in").output("y_in").output("w").output("c");
+  testing::add_graph_attribute(
+      model.node("Loop", {"M", "", "y"}, {"y_final", "ws", "cs"}, "passing"), "body", body);
+  const ImportedModel imported = import_model_bytes(model.bytes(), "pass.onnx");
+  Function f = function(imported.input_variables(), imported.output_variables());
+  const std::vector<Tensor> out = f({floats({2}, {1, 2}), floats({2}, {3, 5})});
+  EXPECT_TRUE(tscope::testing::all_close(out[0], floats({2}, {1, 2})));
+  EXPECT_TRUE(tscope::testing::all_close(out[1], floats({3, 2}, {3, 5, 3, 5, 3, 5})));
+  EXPECT_TRUE(tscope::testing::all_close(out[2], floats({3, 1}, {4, 4, 4})));
+}
+
 // An outer loop of 3 iterations whose body runs an inner loop of (outer iteration + 1)
 // iterations adding a value of the outermost graph: x + step * (1 + 2 + 3).
 TEST(OnnxLoop, LoopInsideLoopReadsTheOutermostGraph) {
