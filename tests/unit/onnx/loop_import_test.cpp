@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "gradient_check.h"
 #include "model_builder.h"
 #include "support/test_util.h"
 #include "tscope/onnx/import.h"
@@ -221,6 +222,32 @@ TEST(OnnxLoop, LoopInsideLoopReadsTheOutermostGraph) {
   const std::vector<Tensor> out =
       f({Tensor::scalar(1, DType::Float32), Tensor::scalar(0.5, DType::Float32)});
   EXPECT_TRUE(tscope::testing::all_close(out[0], Tensor::scalar(1 + 0.5 * 6, DType::Float32)));
+}
+
+// Training through an imported loop: h <- tanh(h * w + b) three times, counted or as a while
+// loop that its condition (the sum of h stays below 10) never stops.
+TEST(OnnxLoop, GradientsFlowThroughCountedAndWhileLoops) {
+  constexpr int kDouble = ::onnx::TensorProto::DOUBLE;
+  for (const bool while_loop : {false, true}) {
+    ModelBuilder model(13);
+    model.input("w", kDouble, {3}).input("h", kDouble, {3}).output("h_final", kDouble, {3});
+    model.scalar_initializer("M", kInt64, 3).scalar_initializer("go", kBool, 1);
+    model.scalar_initializer("limit", kDouble, 10.0);
+    GraphBuilder body("tanh_body");
+    body.input("i", kInt64, {}).input("cond_in", kBool, {}).untyped_input("h_in");
+    body.node("Mul", {"h_in", "w"}, {"hw"});
+    body.node("Tanh", {"hw"}, {"h_out"});
+    testing::add_int_attribute(body.node("ReduceSum", {"h_out"}, {"total"}), "keepdims", 0);
+    body.node("Less", {"total", "limit"}, {"below"});
+    body.node("Identity", {while_loop ? "below" : "cond_in"}, {"cond_out"});
+    body.output("cond_out").output("h_out");
+    testing::add_graph_attribute(model.node("Loop", {"M", "go", "h"}, {"h_final"}, "tanh_loop"),
+                                 "body", body);
+    const std::vector<Tensor> point{Tensor::from_vector<double>({3}, {0.7, -1.2, 0.4}),
+                                    Tensor::from_vector<double>({3}, {0.3, 0.5, -0.8})};
+    EXPECT_TRUE(testing::gradients_match_numeric(model.bytes(), point))
+        << (while_loop ? "while loop" : "counted loop");
+  }
 }
 
 TEST(OnnxLoop, LoopWithoutTripCountOrConditionIsUnsupported) {

@@ -78,6 +78,8 @@ class ModelBuilder {
     tensor->set_data_type(data_type);
     if (data_type == ::onnx::TensorProto::FLOAT) {
       tensor->add_float_data(static_cast<float>(value));
+    } else if (data_type == ::onnx::TensorProto::DOUBLE) {
+      tensor->add_double_data(value);
     } else if (data_type == ::onnx::TensorProto::INT64) {
       tensor->add_int64_data(static_cast<std::int64_t>(value));
     } else {
