@@ -13,8 +13,9 @@ using ::onnx::AttributeProto;
 
 NodeContext::NodeContext(const ::onnx::NodeProto& node,
                          std::int64_t opset,
-                         std::vector<Variable> inputs)
-    : node_(node), opset_(opset), inputs_(std::move(inputs)) {}
+                         std::vector<Variable> inputs,
+                         SubgraphConverter* subgraphs)
+    : node_(node), opset_(opset), inputs_(std::move(inputs)), subgraphs_(subgraphs) {}
 
 bool NodeContext::has_input(int index) const noexcept {
   return index >= 0 && index < num_inputs() && inputs_[static_cast<std::size_t>(index)].defined();
@@ -133,6 +134,26 @@ Tensor NodeContext::attribute_tensor(std::string_view name) const {
   return tensor_from_proto(attribute->t());
 }
 
+const ::onnx::GraphProto& NodeContext::attribute_graph(std::string_view name) const {
+  const AttributeProto* attribute = find_attribute(name, AttributeProto::GRAPH);
+  if (attribute == nullptr || !attribute->has_g()) {
+    throw_error(ErrorKind::InvalidArgument, "attribute '{}' (a graph) is required", name);
+  }
+  return attribute->g();
+}
+
+std::vector<Variable> NodeContext::convert_subgraph(std::string_view name,
+                                                    const std::vector<Variable>& inputs) const {
+  const ::onnx::GraphProto& graph = attribute_graph(name);
+  TSCOPE_CHECK(subgraphs_ != nullptr, "a converter of graph attributes runs without an importer");
+  try {
+    return subgraphs_->convert(graph, inputs);
+  } catch (Error& error) {
+    error.add_context(fmt::format("in graph '{}' (attribute '{}')", graph.name(), name));
+    throw;
+  }
+}
+
 void NodeContext::ignore_attribute(std::string_view name) const {
   if (has_attribute(name)) read_.insert(std::string(name));
 }
@@ -182,6 +203,7 @@ const ConverterTable& converter_table() {
   // Leaked, as every registry is (scripts/check_repository, rule 4).
   static const ConverterTable& table = *new ConverterTable([] {
     ConverterTable built;
+    register_control_converters(built);
     register_conv_converters(built);
     register_einsum_converters(built);
     register_elementwise_converters(built);

@@ -23,13 +23,30 @@ namespace tscope::onnx {
 /// conformance runner recognises it and binds the test's parameter inputs instead).
 inline constexpr std::string_view kNeedsImportTimeValue = "must be known when the model is imported";
 
+/// Converts a graph attribute (a Loop's or Scan's body, an If's branch) with the importer's own
+/// converters. Names the subgraph does not define resolve to the values of the enclosing graphs,
+/// innermost first, so a body may read any value its node could.
+class SubgraphConverter {
+ public:
+  SubgraphConverter() = default;
+  SubgraphConverter(const SubgraphConverter&) = delete;
+  SubgraphConverter& operator=(const SubgraphConverter&) = delete;
+  virtual ~SubgraphConverter() = default;
+  /// `inputs` bind the subgraph's inputs, in order (InvalidArgument when the counts differ);
+  /// returns the subgraph's outputs, in order.
+  [[nodiscard]] virtual std::vector<Variable> convert(const ::onnx::GraphProto& graph,
+                                                      const std::vector<Variable>& inputs) = 0;
+};
 
 /// What a converter sees: the node, its inputs as Variables and typed attribute access. Every
 /// attribute a converter reads is marked; the importer rejects nodes with attributes nobody read,
 /// so an unsupported attribute is an error rather than silently ignored.
 class NodeContext {
  public:
-  NodeContext(const ::onnx::NodeProto& node, std::int64_t opset, std::vector<Variable> inputs);
+  NodeContext(const ::onnx::NodeProto& node,
+              std::int64_t opset,
+              std::vector<Variable> inputs,
+              SubgraphConverter* subgraphs = nullptr);
 
   [[nodiscard]] const ::onnx::NodeProto& node() const noexcept { return node_; }
   [[nodiscard]] std::string_view op_type() const { return node_.op_type(); }
@@ -60,6 +77,12 @@ class NodeContext {
                                                          std::vector<std::int64_t> fallback) const;
   [[nodiscard]] std::vector<double> attribute_floats(std::string_view name) const;
   [[nodiscard]] Tensor attribute_tensor(std::string_view name) const;
+  /// A GRAPH attribute; InvalidArgument when the node has none of that name.
+  [[nodiscard]] const ::onnx::GraphProto& attribute_graph(std::string_view name) const;
+  /// Converts the GRAPH attribute `name` with its inputs bound to `inputs` and returns its
+  /// outputs; errors inside it name the subgraph and its node.
+  [[nodiscard]] std::vector<Variable> convert_subgraph(std::string_view name,
+                                                       const std::vector<Variable>& inputs) const;
   /// Marks attributes the converter accepts but has nothing to do with (a seed, a hint).
   void ignore_attribute(std::string_view name) const;
   /// Attributes present on the node that no accessor read.
@@ -77,6 +100,7 @@ class NodeContext {
   const ::onnx::NodeProto& node_;
   std::int64_t opset_;
   std::vector<Variable> inputs_;
+  SubgraphConverter* subgraphs_;
   mutable std::set<std::string, std::less<>> read_;
 };
 
@@ -105,6 +129,7 @@ class ConverterTable {
 [[nodiscard]] const ConverterTable& converter_table();
 
 // One registration function per src/onnx/ops/<category>.cpp.
+void register_control_converters(ConverterTable& table);
 void register_conv_converters(ConverterTable& table);
 void register_einsum_converters(ConverterTable& table);
 void register_elementwise_converters(ConverterTable& table);

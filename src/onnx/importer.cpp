@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The importer: walks an ONNX graph in order and builds Tensorscope Variables for its inputs,
-// initializers and nodes through the converter table (converter.h).
+// initializers and nodes through the converter table (converter.h). Graph attributes (loop
+// bodies, If branches) go through the same walk, with names resolved from the enclosing graphs.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -125,7 +126,15 @@ void fold_constants(std::vector<Variable>& outputs) {
   }
 }
 
-class Importer {
+bool has_graph_attribute(const ::onnx::NodeProto& node) {
+  return std::any_of(node.attribute().begin(), node.attribute().end(),
+                     [](const ::onnx::AttributeProto& attribute) {
+                       return attribute.type() == ::onnx::AttributeProto::GRAPH ||
+                              attribute.has_g();
+                     });
+}
+
+class Importer final : public SubgraphConverter {
  public:
   Importer(std::string source, const ImportOptions& options)
       : source_(std::move(source)), options_(options) {}
@@ -140,65 +149,121 @@ class Importer {
       throw_error(ErrorKind::Unsupported, "opset {} of the default domain is not supported; {} to {} are",
                   result.opset, kMinOpset, kMaxOpset);
     }
+    opset_ = result.opset;
+    scopes_.emplace_back();
     const ::onnx::GraphProto& graph = model.graph();
     for (const ::onnx::TensorProto& initializer : graph.initializer()) {
-      Tensor value;
-      try {
-        value = tensor_from_proto(initializer);
-      } catch (Error& error) {
-        error.add_context(fmt::format("in initializer '{}'", initializer.name()));
-        throw;
-      }
+      const Tensor value = initializer_value(initializer);
       Variable variable = options_.initializers_as_constants
                               ? constant(value, initializer.name())
                               : shared_fixed_shape(value, initializer.name());
-      values_[initializer.name()] = variable;
+      scopes_.back()[initializer.name()] = variable;
       result.initializers.push_back({initializer.name(), variable});
     }
     for (const ::onnx::ValueInfoProto& input : graph.input()) {
-      if (values_.count(input.name()) != 0) continue;  // an initializer also listed as input
+      if (scopes_.back().count(input.name()) != 0) continue;  // an initializer also listed as input
       if (const auto given = options_.input_values.find(input.name());
           given != options_.input_values.end()) {
-        values_[input.name()] = bound_input(input, given->second);
+        scopes_.back()[input.name()] = bound_input(input, given->second);
         continue;
       }
       Variable variable = graph_input(input, options_);
-      values_[input.name()] = variable;
+      scopes_.back()[input.name()] = variable;
       result.inputs.push_back({input.name(), variable});
     }
     check_input_dims_names(result.inputs);
-    for (int index = 0; index < graph.node_size(); ++index) {
-      const ::onnx::NodeProto& node = graph.node(index);
-      try {
-        convert_node(node, index, result.opset);
-      } catch (Error& error) {
-        error.add_context(fmt::format("in node {} '{}' ({}, opset {})", index, node.name(),
-                                      node.op_type(), result.opset));
-        throw;
-      }
-    }
+    convert_nodes(graph);
     result.node_count = graph.node_size();
     for (const ::onnx::ValueInfoProto& output : graph.output()) {
-      const auto it = values_.find(output.name());
-      if (it == values_.end()) {
-        throw_error(ErrorKind::Parse, "graph output '{}' is produced by no node, input or initializer",
-                    output.name());
-      }
-      result.outputs.push_back({output.name(), it->second});
+      result.outputs.push_back({output.name(), graph_output(output.name())});
     }
     return result;
   }
 
+  std::vector<Variable> convert(const ::onnx::GraphProto& graph,
+                                const std::vector<Variable>& inputs) override {
+    if (static_cast<std::size_t>(graph.input_size()) != inputs.size()) {
+      throw_error(ErrorKind::InvalidArgument, "the graph has {} inputs; the node binds {}",
+                  graph.input_size(), inputs.size());
+    }
+    scopes_.emplace_back();
+    const struct PopScope {
+      std::vector<Scope>& scopes;
+      ~PopScope() { scopes.pop_back(); }
+    } pop{scopes_};
+    for (const ::onnx::TensorProto& initializer : graph.initializer()) {
+      scopes_.back()[initializer.name()] =
+          constant(initializer_value(initializer), initializer.name());
+    }
+    for (int k = 0; k < graph.input_size(); ++k) {
+      scopes_.back()[graph.input(k).name()] = inputs[static_cast<std::size_t>(k)];
+    }
+    convert_nodes(graph);
+    std::vector<Variable> outputs;
+    for (const ::onnx::ValueInfoProto& output : graph.output()) {
+      outputs.push_back(graph_output(output.name()));
+    }
+    return outputs;
+  }
+
  private:
-  void convert_node(const ::onnx::NodeProto& node, int index, std::int64_t opset) {
+  // Names visible to a node: its graph's, then those of the graphs that enclose it.
+  using Scope = std::unordered_map<std::string, Variable>;
+
+  // A node whose graph attributes are being converted: the nodes inside them take its line in
+  // the model and prefix their labels with its own ("loop/add").
+  struct EnclosingNode {
+    std::uint32_t line = 0;
+    std::string label;
+  };
+
+  static Tensor initializer_value(const ::onnx::TensorProto& initializer) {
+    try {
+      return tensor_from_proto(initializer);
+    } catch (Error& error) {
+      error.add_context(fmt::format("in initializer '{}'", initializer.name()));
+      throw;
+    }
+  }
+
+  [[nodiscard]] const Variable* lookup(const std::string& name) const {
+    for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope) {
+      if (const auto it = scope->find(name); it != scope->end()) return &it->second;
+    }
+    return nullptr;
+  }
+
+  [[nodiscard]] Variable graph_output(const std::string& name) const {
+    const Variable* value = lookup(name);
+    if (value == nullptr) {
+      throw_error(ErrorKind::Parse,
+                  "graph output '{}' is produced by no node, input or initializer", name);
+    }
+    return *value;
+  }
+
+  void convert_nodes(const ::onnx::GraphProto& graph) {
+    for (int index = 0; index < graph.node_size(); ++index) {
+      const ::onnx::NodeProto& node = graph.node(index);
+      try {
+        convert_node(node, index);
+      } catch (Error& error) {
+        error.add_context(fmt::format("in node {} '{}' ({}, opset {})", index, node.name(),
+                                      node.op_type(), opset_));
+        throw;
+      }
+    }
+  }
+
+  void convert_node(const ::onnx::NodeProto& node, int index) {
     if (!node.domain().empty() && node.domain() != "ai.onnx") {
       throw_error(ErrorKind::Unsupported, "op {} of domain '{}' is not supported", node.op_type(),
                   node.domain());
     }
-    const ConverterEntry* entry = converter_table().find(node.op_type(), opset);
+    const ConverterEntry* entry = converter_table().find(node.op_type(), opset_);
     if (entry == nullptr) {
       throw_error(ErrorKind::Unsupported, "op type {} (opset {}) is not supported", node.op_type(),
-                  opset);
+                  opset_);
     }
     std::vector<Variable> inputs;
     for (const std::string& name : node.input()) {
@@ -206,25 +271,37 @@ class Importer {
         inputs.emplace_back();
         continue;
       }
-      const auto it = values_.find(name);
-      if (it == values_.end()) {
+      const Variable* value = lookup(name);
+      if (value == nullptr) {
         throw_error(ErrorKind::Parse,
                     "reads '{}', which no earlier node, graph input or initializer produces", name);
       }
-      inputs.push_back(it->second);
+      inputs.push_back(*value);
     }
-    const std::string label = node.name().empty() ? node.op_type() : node.name();
-    SourceSite site{source_, static_cast<std::uint32_t>(index + 1), label};
-    ProvenanceScope scope(Provenance{std::move(site), fmt::format("onnx:{} '{}'", node.op_type(), label)},
-                          /*forced=*/true);
-    NodeContext context(node, opset, inputs);
+    const std::string own_label = node.name().empty() ? node.op_type() : node.name();
+    const bool top_level = enclosing_.empty();
+    const EnclosingNode site_node{
+        top_level ? static_cast<std::uint32_t>(index + 1) : enclosing_.front().line,
+        top_level ? own_label : enclosing_.back().label + "/" + own_label};
+    SourceSite site{source_, site_node.line, site_node.label};
+    ProvenanceScope scope(
+        Provenance{std::move(site), fmt::format("onnx:{} '{}'", node.op_type(), site_node.label)},
+        /*forced=*/true);
+    NodeContext context(node, opset_, inputs, this);
+    enclosing_.push_back(site_node);
+    const struct PopEnclosing {
+      std::vector<EnclosingNode>& nodes;
+      ~PopEnclosing() { nodes.pop_back(); }
+    } pop{enclosing_};
     std::vector<Variable> outputs = entry->convert(context);
     const std::vector<std::string> unread = context.unread_attributes();
     if (!unread.empty()) {
       throw_error(ErrorKind::Unsupported, "attribute{} {} of {} not supported",
                   unread.size() > 1 ? "s" : "", fmt::join(unread, ", "), node.op_type());
     }
-    if (all_inputs_constant(inputs)) fold_constants(outputs);
+    // A subgraph may read values of the enclosing graphs that are not constants even when the
+    // node's own inputs all are.
+    if (all_inputs_constant(inputs) && !has_graph_attribute(node)) fold_constants(outputs);
     for (int k = 0; k < node.output_size(); ++k) {
       const std::string& name = node.output(k);
       if (name.empty()) continue;
@@ -234,7 +311,7 @@ class Importer {
       }
       // ONNX graphs are in SSA form: a second writer would silently replace the first value for
       // every later reader.
-      if (values_.count(name) != 0) {
+      if (scopes_.back().count(name) != 0) {
         throw_error(ErrorKind::Parse,
                     "writes '{}', which an earlier node, a graph input or an initializer already "
                     "produces; each ONNX value has one producer",
@@ -246,7 +323,7 @@ class Importer {
       if (output.kind() == VariableKind::Output && output.node()->name.empty()) {
         output.node()->name = name;
       }
-      values_[name] = output;
+      scopes_.back()[name] = output;
     }
   }
 
@@ -267,7 +344,9 @@ class Importer {
 
   std::string source_;
   const ImportOptions& options_;
-  std::unordered_map<std::string, Variable> values_;
+  std::int64_t opset_ = 0;
+  std::vector<Scope> scopes_;
+  std::vector<EnclosingNode> enclosing_;
 };
 
 }  // namespace

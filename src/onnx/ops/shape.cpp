@@ -251,20 +251,43 @@ std::int64_t tame_bound(std::int64_t value) {
   return std::clamp(value, -kLimit, kLimit);
 }
 
+/// Slice bounds from input `index`: constants, or, for a vector computed in the graph (a loop's
+/// iteration number), one int64 scalar Variable per entry.
+std::vector<IndexBound> slice_bounds(NodeContext& ctx, int index, std::string_view what) {
+  std::vector<IndexBound> bounds;
+  if (ctx.constant_input(index).has_value()) {
+    for (std::int64_t value : ctx.constant_ints(index, what))
+      bounds.emplace_back(tame_bound(value));
+    return bounds;
+  }
+  const Variable& values = ctx.input(index);
+  if (values.rank() != 1 || values.type().dims[0] == kUnknownDim || !is_integral(values.dtype())) {
+    throw_error(ErrorKind::Unsupported,
+                "input {} ({}) is {}; a Slice bound computed in the graph must be an integer "
+                "vector of static length",
+                index, what, values.type().to_string());
+  }
+  for (std::int64_t i = 0; i < values.type().dims[0]; ++i) {
+    bounds.emplace_back(cast(subtensor(values, {i}), DType::Int64));
+  }
+  return bounds;
+}
+
 Outputs convert_slice(NodeContext& ctx) {
   const Variable& x = ctx.input(0);
-  std::vector<std::int64_t> starts;
-  std::vector<std::int64_t> ends;
+  std::vector<IndexBound> starts;
+  std::vector<IndexBound> ends;
   std::vector<std::int64_t> axes;
   std::vector<std::int64_t> steps;
   if (ctx.opset() >= 10) {
-    starts = ctx.constant_ints(1, "starts");
-    ends = ctx.constant_ints(2, "ends");
+    starts = slice_bounds(ctx, 1, "starts");
+    ends = slice_bounds(ctx, 2, "ends");
     if (ctx.has_input(3)) axes = ctx.constant_ints(3, "axes");
     if (ctx.has_input(4)) steps = ctx.constant_ints(4, "steps");
   } else {
-    starts = ctx.attribute_ints("starts", {});
-    ends = ctx.attribute_ints("ends", {});
+    for (std::int64_t value : ctx.attribute_ints("starts", {}))
+      starts.emplace_back(tame_bound(value));
+    for (std::int64_t value : ctx.attribute_ints("ends", {})) ends.emplace_back(tame_bound(value));
     axes = ctx.attribute_ints("axes", {});
   }
   if (starts.size() != ends.size()) {
@@ -281,8 +304,7 @@ Outputs convert_slice(NodeContext& ctx) {
   for (std::size_t i = 0; i < starts.size(); ++i) {
     const std::int64_t axis = ctx.axis(axes[i], x.rank(), "axis");
     if (steps[i] == 0) throw_error(ErrorKind::InvalidArgument, "a Slice step is 0");
-    indices[static_cast<std::size_t>(axis)] =
-        slice(tame_bound(starts[i]), tame_bound(ends[i]), steps[i]);
+    indices[static_cast<std::size_t>(axis)] = slice(starts[i], ends[i], steps[i]);
   }
   return {subtensor(x, indices)};
 }

@@ -123,11 +123,12 @@ std::vector<Type> ScanBody::output_types(const InferContext& context) const {
     check(layout.non_sequence_input(p), layout.body_non_sequence_input(p), false,
           fmt::format("non-sequence {}", p));
   }
+  // A while loop may stop early, so its bound (INT64_MAX for "no limit") says nothing about its
+  // rows; n_steps is read as the int64 it is, which a double cannot hold exactly.
   std::int64_t step_count = kUnknownDim;
-  if (const Variable& n = context.inputs[0]; n.kind() == VariableKind::Constant) {
-    step_count = static_cast<std::int64_t>(n.constant_value().at(0));
+  if (const Variable& n = context.inputs[0]; n.kind() == VariableKind::Constant && !layout.until) {
+    step_count = n.constant_value().data<std::int64_t>()[0];
   }
-  if (layout.until) step_count = kUnknownDim;  // the loop may stop early
   std::vector<Type> types;
   for (std::size_t o = 0; o < layout.outputs.size(); ++o) {
     const Type& row = outputs_[o].type();

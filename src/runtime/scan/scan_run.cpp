@@ -2,11 +2,13 @@
 // The Scan node's kernel: binds each step's rows into the body's frame, runs the body's Program
 // and copies its outputs into the stacked outputs. In the steady state a step allocates nothing:
 // rows are views, the body keeps its buffers between steps (linked without allow_gc), and the
-// stacks are sized once per execution.
+// stacks are sized once per execution (a while loop's double when its steps outgrow them).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "../loop_state.h"
 #include "../trace_labels.h"
@@ -76,6 +78,22 @@ Tensor stack_buffer(
   return kept;
 }
 
+// Rows a while loop's stacks start with. Its n_steps is only a bound, often far above the steps
+// it runs (exporters write INT64_MAX for "no limit"), so its stacks double as steps need rows.
+constexpr std::int64_t kWhileLoopInitialRows = 16;
+
+// `stack` with at least `rows` rows along axis 0: the same tensor, or a copy into a new one with
+// twice the rows (at most `max_rows`).
+void ensure_rows(Tensor& stack, std::int64_t rows, std::int64_t max_rows, Allocator& allocator) {
+  const std::int64_t held = stack.shape()[0];
+  if (rows <= held) return;
+  const std::int64_t grown = std::max(rows, held <= max_rows / 2 ? 2 * held : max_rows);
+  Tensor larger =
+      Tensor::empty(stack.dtype(), with_rows(grown, drop_axis0(stack.shape())), allocator);
+  if (held > 0) copy_into(stack, row_range(larger, 0, held));
+  stack = std::move(larger);
+}
+
 // Reads the step's tick source.
 struct Ticks {
   const ActiveProfile* active;
@@ -116,6 +134,7 @@ void run_loop(KernelContext& ctx,
                   name, j, sequence.shape()[0], n, fmt::join(taps, ", "), needed);
     }
   }
+  const std::int64_t first_rows = layout.until ? std::min(n, kWhileLoopInitialRows) : n;
   // Fed-back outputs: a stack holding the window before step 0, then every step (or, for an
   // output whose final value alone comes out, a ring of window + 1 rows).
   const int output_count = static_cast<int>(layout.outputs.size());
@@ -135,7 +154,7 @@ void run_loop(KernelContext& ctx,
                   name, o, initial.shape()[0], fmt::join(output.taps, ", "), window);
     }
     const Dims row = drop_axis0(initial.shape());
-    const std::int64_t rows = output.last_only ? window + 1 : window + n;
+    const std::int64_t rows = output.last_only ? window + 1 : window + first_rows;
     Tensor stack = stack_buffer(stacks[static_cast<std::size_t>(o)], initial.dtype(), rows, row,
                                 *ctx.allocator);
     for (std::int64_t r = 0; r < window; ++r) copy_into(row_of(initial, r), row_of(stack, r));
@@ -199,7 +218,8 @@ void run_loop(KernelContext& ctx,
         Tensor& stack = output.is_state() ? stacks[static_cast<std::size_t>(o)]
                                           : plain_stacks[static_cast<std::size_t>(o)];
         if (!stack.defined()) {  // an output not fed back: its row shape is step 0's
-          stack = Tensor::empty(value.dtype(), with_rows(n, value.shape()), *ctx.allocator);
+          stack =
+              Tensor::empty(value.dtype(), with_rows(first_rows, value.shape()), *ctx.allocator);
         }
         const Dims row = drop_axis0(stack.shape());
         if (value.shape() != row) {
@@ -212,6 +232,13 @@ void run_loop(KernelContext& ctx,
         if (output.is_state()) {
           index = step + output.window();
           if (output.last_only) index %= output.window() + 1;
+        }
+        if (layout.until && !output.last_only) {
+          const std::int64_t window = output.is_state() ? output.window() : 0;
+          const std::int64_t max_rows = n <= std::numeric_limits<std::int64_t>::max() - window
+                                            ? window + n
+                                            : std::numeric_limits<std::int64_t>::max();
+          ensure_rows(stack, index + 1, max_rows, *ctx.allocator);
         }
         copy_into(value, row_of(stack, index));
       }

@@ -17,6 +17,24 @@ struct DimSpec {
   DimSpec(const char* name) : symbol(name) {}      // NOLINT(google-explicit-constructor)
 };
 
+inline void describe(::onnx::ValueInfoProto* info,
+                     const std::string& name,
+                     int elem_type,
+                     const std::vector<DimSpec>& dims) {
+  info->set_name(name);
+  auto* tensor_type = info->mutable_type()->mutable_tensor_type();
+  tensor_type->set_elem_type(elem_type);
+  auto* shape = tensor_type->mutable_shape();
+  for (const DimSpec& dim : dims) {
+    auto* entry = shape->add_dim();
+    if (dim.symbol.empty()) {
+      entry->set_dim_value(dim.value);
+    } else {
+      entry->set_dim_param(dim.symbol);
+    }
+  }
+}
+
 class ModelBuilder {
  public:
   explicit ModelBuilder(std::int64_t opset = 13) {
@@ -53,6 +71,22 @@ class ModelBuilder {
     for (std::int64_t value : values) tensor->add_int64_data(value);
     return *this;
   }
+  /// A rank-0 initializer of an integer, bool or float type (`data_type` is ONNX's).
+  ModelBuilder& scalar_initializer(const std::string& name, int data_type, double value) {
+    auto* tensor = model_.mutable_graph()->add_initializer();
+    tensor->set_name(name);
+    tensor->set_data_type(data_type);
+    if (data_type == ::onnx::TensorProto::FLOAT) {
+      tensor->add_float_data(static_cast<float>(value));
+    } else if (data_type == ::onnx::TensorProto::DOUBLE) {
+      tensor->add_double_data(value);
+    } else if (data_type == ::onnx::TensorProto::INT64) {
+      tensor->add_int64_data(static_cast<std::int64_t>(value));
+    } else {
+      tensor->add_int32_data(static_cast<std::int32_t>(value));  // BOOL and narrow integers
+    }
+    return *this;
+  }
   /// Adds a node; returns it so a test can add attributes.
   ::onnx::NodeProto& node(const std::string& op_type, const std::vector<std::string>& inputs,
                           const std::vector<std::string>& outputs, const std::string& name = "") {
@@ -67,24 +101,52 @@ class ModelBuilder {
   [[nodiscard]] ::onnx::ModelProto& proto() { return model_; }
 
  private:
-  static void describe(::onnx::ValueInfoProto* info, const std::string& name, int elem_type,
-                       const std::vector<DimSpec>& dims) {
-    info->set_name(name);
-    auto* tensor_type = info->mutable_type()->mutable_tensor_type();
-    tensor_type->set_elem_type(elem_type);
-    auto* shape = tensor_type->mutable_shape();
-    for (const DimSpec& dim : dims) {
-      auto* entry = shape->add_dim();
-      if (dim.symbol.empty()) {
-        entry->set_dim_value(dim.value);
-      } else {
-        entry->set_dim_param(dim.symbol);
-      }
-    }
-  }
-
   ::onnx::ModelProto model_;
 };
+
+/// Builds a graph attribute: a Loop's or Scan's body, an If's branch.
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(const std::string& name) { graph_.set_name(name); }
+
+  GraphBuilder& input(const std::string& name, int elem_type, const std::vector<DimSpec>& dims) {
+    describe(graph_.add_input(), name, elem_type, dims);
+    return *this;
+  }
+  /// An input without a type, as exporters write loop-carried values.
+  GraphBuilder& untyped_input(const std::string& name) {
+    graph_.add_input()->set_name(name);
+    return *this;
+  }
+  GraphBuilder& output(const std::string& name) {
+    graph_.add_output()->set_name(name);
+    return *this;
+  }
+  ::onnx::NodeProto& node(const std::string& op_type,
+                          const std::vector<std::string>& inputs,
+                          const std::vector<std::string>& outputs,
+                          const std::string& name = "") {
+    auto* node = graph_.add_node();
+    node->set_op_type(op_type);
+    node->set_name(name);
+    for (const std::string& input : inputs) node->add_input(input);
+    for (const std::string& output : outputs) node->add_output(output);
+    return *node;
+  }
+  [[nodiscard]] const ::onnx::GraphProto& proto() const { return graph_; }
+
+ private:
+  ::onnx::GraphProto graph_;
+};
+
+inline void add_graph_attribute(::onnx::NodeProto& node,
+                                const std::string& name,
+                                const GraphBuilder& graph) {
+  auto* attribute = node.add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(::onnx::AttributeProto::GRAPH);
+  *attribute->mutable_g() = graph.proto();
+}
 
 inline void add_int_attribute(::onnx::NodeProto& node, const std::string& name, std::int64_t value) {
   auto* attribute = node.add_attribute();

@@ -3,6 +3,7 @@
 // values), errors, gradients against finite differences, the steady state's allocations, and
 // the loop's nested profile.
 #include <algorithm>
+#include <limits>
 #include <thread>
 
 #include "support/test_util.h"
@@ -134,6 +135,32 @@ TEST(Scan, UntilStopsAfterTheFirstStepWhoseConditionHolds) {
                              .outputs[0]});
   EXPECT_EQ(capped({Tensor::scalar(8.0, DType::Float64)})[0].to_doubles(),
             (std::vector<double>{4, 2, 1}));
+}
+
+// n_steps only bounds a while loop: INT64_MAX ("no limit") allocates rows for the steps that run.
+TEST(Scan, UntilWithoutPracticalBoundGrowsItsStacks) {
+  Variable start = scalar(DType::Int64, "start");
+  ScanResult counting = scan(
+      [](const std::vector<Variable>& in) {
+        Variable next = in[0] + constant(Tensor::from_vector<std::int64_t>(Dims{}, {1}));
+        return std::vector<Variable>{next, next + next, ge(next, 100)};
+      },
+      {}, {start, ScanOutput::none()}, {},
+      {.n_steps = constant(
+           Tensor::from_vector<std::int64_t>(Dims{}, {std::numeric_limits<std::int64_t>::max()})),
+       .name = "count",
+       .until = true});
+  Function f = function({start}, counting.outputs);
+  for (const std::int64_t first : {std::int64_t{0}, std::int64_t{90}}) {
+    const auto out = f({Tensor::from_vector<std::int64_t>(Dims{}, {first})});
+    const std::int64_t steps = 100 - first;
+    ASSERT_EQ(out[0].shape(), (Dims{steps}));
+    ASSERT_EQ(out[1].shape(), (Dims{steps}));
+    for (std::int64_t i = 0; i < steps; ++i) {
+      EXPECT_EQ(out[0].at(i), static_cast<double>(first + i + 1));
+      EXPECT_EQ(out[1].at(i), static_cast<double>(2 * (first + i + 1)));
+    }
+  }
 }
 
 TEST(Scan, SharedAndOuterValuesAreCapturedAutomatically) {
