@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "training_common.h"
 #include "tscope/grad/grad.h"
 #include "tscope/graph/constructors.h"
 #include "tscope/ops/elementwise.h"
@@ -13,13 +14,7 @@
 
 namespace tscope::models {
 namespace {
-Tensor random_normal(DType dtype, const Dims& shape, double scale, std::mt19937_64& rng) {
-  std::normal_distribution<double> normal(0.0, scale);
-  std::vector<double> values(static_cast<std::size_t>(shape.product()));
-  for (double& value : values) value = normal(rng);
-  return Tensor::from_doubles(dtype, shape, values);
-}
-
+using detail::random_normal;
 // Class labels (int64) from a fixed random linear teacher: learnable, so the loss can fall.
 Tensor teacher_labels(const Tensor& inputs, std::int64_t classes, std::mt19937_64& rng) {
   const std::int64_t rows = inputs.shape()[0];
@@ -72,14 +67,8 @@ TrainingRun train_mlp(const MlpTrainingConfig& config) {
   // One stable op for softmax + cross-entropy on integer labels (gradient softmax - onehot).
   Variable loss = mean(softmax_cross_entropy(h, y));
   std::vector<Variable> grads = grad(loss, params);
-  std::vector<Update> updates;
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    const Tensor zeros = Tensor::zeros(dtype, params[i].get_value().shape());
-    Variable velocity = shared(zeros, "v_" + params[i].name());
-    Variable new_velocity = config.momentum * velocity - config.learning_rate * grads[i];
-    updates.push_back({velocity, new_velocity});
-    updates.push_back({params[i], params[i] + new_velocity});
-  }
+  const std::vector<Update> updates =
+      detail::sgd_momentum_updates(params, grads, config.learning_rate, config.momentum);
   FunctionOptions options = config.options;
   if (options.name.empty()) options.name = "mlp_training (built-in)";
   TrainingRun run;

@@ -5,6 +5,7 @@
 #include <random>
 #include <string>
 
+#include "training_common.h"
 #include "tscope/grad/grad.h"
 #include "tscope/graph/constructors.h"
 #include "tscope/ops/elementwise.h"
@@ -17,13 +18,7 @@
 
 namespace tscope::models {
 namespace {
-
-Tensor random_normal(DType dtype, const Dims& shape, double scale, std::mt19937_64& rng) {
-  std::normal_distribution<double> normal(0.0, scale);
-  std::vector<double> values(static_cast<std::size_t>(shape.product()));
-  for (double& value : values) value = normal(rng);
-  return Tensor::from_doubles(dtype, shape, values);
-}
+using detail::random_normal;
 
 // Copy-task batch: inputs (T, batch, bits) hold random bits in the first half and zeros after;
 // targets (T, batch, bits) hold zeros in the first half and the input bits after.
@@ -153,14 +148,8 @@ TrainingRun train_ntm(const NtmTrainingConfig& config) {
 
   const std::vector<Variable> params = w.all();
   const std::vector<Variable> grads = grad(loss, params);
-  std::vector<Update> updates;
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    Variable velocity =
-        shared(Tensor::zeros(dtype, params[i].get_value().shape()), "v_" + params[i].name());
-    Variable new_velocity = config.momentum * velocity - config.learning_rate * grads[i];
-    updates.push_back({velocity, new_velocity});
-    updates.push_back({params[i], params[i] + new_velocity});
-  }
+  const std::vector<Update> updates =
+      detail::sgd_momentum_updates(params, grads, config.learning_rate, config.momentum);
   FunctionOptions options = config.options;
   if (options.name.empty()) options.name = "ntm_training (built-in)";
   TrainingRun run;

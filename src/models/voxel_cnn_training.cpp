@@ -5,6 +5,7 @@
 #include <random>
 #include <string>
 
+#include "training_common.h"
 #include "tscope/grad/grad.h"
 #include "tscope/graph/constructors.h"
 #include "tscope/ops/conv.h"
@@ -18,13 +19,7 @@
 
 namespace tscope::models {
 namespace {
-Tensor random_normal(DType dtype, const Dims& shape, double scale, std::mt19937_64& rng) {
-  std::normal_distribution<double> normal(0.0, scale);
-  std::vector<double> values(static_cast<std::size_t>(shape.product()));
-  for (double& value : values) value = normal(rng);
-  return Tensor::from_doubles(dtype, shape, values);
-}
-
+using detail::random_normal;
 // One synthetic batch: atom positions (N, A, 3) inside the box, radii and charges (N, A), and
 // labels 2 * (total charge > 0) + (more than half the atoms in the lower x half), so they follow
 // from the densities the network sees.
@@ -176,14 +171,8 @@ TrainingRun train_voxel_cnn(const VoxelCnnTrainingConfig& config) {
   }
   Variable loss = mean(softmax_cross_entropy(h, y));
   std::vector<Variable> grads = grad(loss, params);
-  std::vector<Update> updates;
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    const Tensor zeros = Tensor::zeros(dtype, params[i].get_value().shape());
-    Variable velocity = shared(zeros, "v_" + params[i].name());
-    Variable new_velocity = config.momentum * velocity - config.learning_rate * grads[i];
-    updates.push_back({velocity, new_velocity});
-    updates.push_back({params[i], params[i] + new_velocity});
-  }
+  const std::vector<Update> updates =
+      detail::sgd_momentum_updates(params, grads, config.learning_rate, config.momentum);
   FunctionOptions options = config.options;
   if (options.name.empty()) {
     options.name =

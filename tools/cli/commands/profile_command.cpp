@@ -28,32 +28,29 @@
 
 namespace tscope::cli {
 namespace {
+// A job's configuration with the profiler on and the command line's settings.
+template <typename Config>
+Config job_config(int steps, std::int64_t batch_size, const std::vector<std::string>& excluded) {
+  Config config;
+  if (steps > 0) config.steps = steps;
+  if (batch_size > 0) config.batch_size = batch_size;
+  config.options.profile = true;
+  config.options.excluded_rewrites = excluded;
+  return config;
+}
+
 // Runs the named built-in training job with the profiler on; 0 steps or batch keeps its default.
 // `excluded` names rewrites to skip (an unknown name is an InvalidArgument listing them).
 models::TrainingRun run_builtin_job(const std::string& name, int steps, std::int64_t batch_size,
                                     const std::vector<std::string>& excluded) {
   if (name == "ntm") {
-    models::NtmTrainingConfig config;
-    if (steps > 0) config.steps = steps;
-    if (batch_size > 0) config.batch_size = batch_size;
-    config.options.profile = true;
-    config.options.excluded_rewrites = excluded;
-    return models::train_ntm(config);
+    return models::train_ntm(job_config<models::NtmTrainingConfig>(steps, batch_size, excluded));
   }
   if (name == "mlp") {
-    models::MlpTrainingConfig config;
-    if (steps > 0) config.steps = steps;
-    if (batch_size > 0) config.batch_size = batch_size;
-    config.options.profile = true;
-    config.options.excluded_rewrites = excluded;
-    return models::train_mlp(config);
+    return models::train_mlp(job_config<models::MlpTrainingConfig>(steps, batch_size, excluded));
   }
-  models::VoxelCnnTrainingConfig config;
+  auto config = job_config<models::VoxelCnnTrainingConfig>(steps, batch_size, excluded);
   config.density_by_scan = name == "voxel-scan";
-  if (steps > 0) config.steps = steps;
-  if (batch_size > 0) config.batch_size = batch_size;
-  config.options.profile = true;
-  config.options.excluded_rewrites = excluded;
   return models::train_voxel_cnn(config);
 }
 }  // namespace
