@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #include <new>
-#include <optional>
+#include <type_traits>
 #include <unordered_set>
 #include <utility>
 
@@ -230,6 +230,11 @@ class ActiveProfileScope {
   ActiveProfile saved_;
 };
 
+// The unprofiled loop installs nothing: no work at all on its path.
+struct NoActiveProfileScope {
+  NoActiveProfileScope(const ProfileSink& /*sink*/, bool /*tsc*/) noexcept {}
+};
+
 }  // namespace
 
 ActiveProfile& active_profile() noexcept {
@@ -298,8 +303,7 @@ void Program::run(Frame& frame, const ProfileSink& sink) const {
   Tensor* const slots = frame.slots.data();
   BufferPool* const pool = frame.pool.get();
   std::size_t index = 0;
-  std::optional<ActiveProfileScope> active;
-  if constexpr (kProfile) active.emplace(sink, kTsc);
+  const std::conditional_t<kProfile, ActiveProfileScope, NoActiveProfileScope> active(sink, kTsc);
   try {
     for (; index < count; ++index) {
       KernelContext& context = contexts[index];

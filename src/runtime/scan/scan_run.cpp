@@ -46,16 +46,15 @@ void copy_into(const Tensor& source, const Tensor& target) {
   }
   const char* base = static_cast<const char*>(source.raw_data());
   const int rank = source.rank();
-  std::vector<std::int64_t> index(static_cast<std::size_t>(rank), 0);
+  Dims index = Dims::filled(rank, 0);  // inline storage: no allocation per step
   for (std::int64_t flat = 0; flat < count; ++flat) {
     std::int64_t element = 0;
-    for (int axis = 0; axis < rank; ++axis)
-      element += index[static_cast<std::size_t>(axis)] * source.strides()[axis];
+    for (int axis = 0; axis < rank; ++axis) element += index[axis] * source.strides()[axis];
     std::memcpy(out + flat * static_cast<std::int64_t>(item),
                 base + element * static_cast<std::int64_t>(item), item);
     for (int axis = rank - 1; axis >= 0; --axis) {
-      if (++index[static_cast<std::size_t>(axis)] < source.shape()[axis]) break;
-      index[static_cast<std::size_t>(axis)] = 0;
+      if (++index[axis] < source.shape()[axis]) break;
+      index[axis] = 0;
     }
   }
 }
