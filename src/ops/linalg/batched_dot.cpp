@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// BatchedDot: (b, m, k) . (b, k, n) -> (b, m, n), one BLAS gemm per batch entry on strided views.
+// BatchedDot: (b, m, k) . (b, k, n) -> (b, m, n), one gemm per batch entry on strided views
+// (oneDNN for float32, BLAS for float64; blas_util.h).
 #include <fmt/format.h>
 
 #include "blas_util.h"
@@ -112,16 +113,19 @@ Cost batched_dot_cost(const CostContext& ctx) {
 }  // namespace
 
 void register_batched_dot(OpRegistry& registry) {
-  registry.add({.name = "BatchedDot",
-                .family = "BatchedDot",
-                .summary = "batched 3-D matrix product, one BLAS gemm per batch entry",
-                .num_inputs = 2,
-                .infer = infer_batched_dot,
-                .reference = {"ref", compute_batched_dot_reference},
-                .fast = {"blas", compute_batched_dot_blas, batched_dot_blas_accepts},
-                .pullback = pullback_batched_dot,
-                .cost = batched_dot_cost,
-                .print = [](const OpDef&, const Attrs&) { return std::string("BatchedDot"); }});
+  registry.add(
+      {.name = "BatchedDot",
+       .family = "BatchedDot",
+       .summary =
+           "batched 3-D matrix product, one gemm per batch entry (oneDNN float32, BLAS float64)",
+       .num_inputs = 2,
+       .infer = infer_batched_dot,
+       .reference = {"ref", compute_batched_dot_reference},
+       .fast = {"blas", compute_batched_dot_blas, batched_dot_blas_accepts,
+                detail::gemm_library_label},
+       .pullback = pullback_batched_dot,
+       .cost = batched_dot_cost,
+       .print = [](const OpDef&, const Attrs&) { return std::string("BatchedDot"); }});
 }
 
 }  // namespace tscope::ops

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "blas_util.h"
 
+#include <oneapi/dnnl/dnnl.h>
+
 #include <algorithm>
 #include <atomic>
 #include <mutex>
@@ -84,6 +86,33 @@ bool all_same_float_dtype(std::span<const Variable> inputs) {
   if (dtype != DType::Float32 && dtype != DType::Float64) return false;
   return std::all_of(inputs.begin(), inputs.end(),
                      [&](const Variable& input) { return input.dtype() == dtype; });
+}
+
+std::string_view gemm_library_label(std::span<const Variable> inputs, const Attrs&) {
+  return inputs[0].dtype() == DType::Float32 ? "dnnl" : "blas";
+}
+
+void sgemm_row_major(CBLAS_TRANSPOSE transpose_a,
+                     CBLAS_TRANSPOSE transpose_b,
+                     int m,
+                     int n,
+                     int k,
+                     float alpha,
+                     const float* a,
+                     int lda,
+                     const float* b,
+                     int ldb,
+                     float beta,
+                     float* c,
+                     int ldc) {
+  // dnnl_sgemm takes the same row-major operands as cblas_sgemm, transposes as 'N'/'T'.
+  const auto flag = [](CBLAS_TRANSPOSE t) { return t == CblasNoTrans ? 'N' : 'T'; };
+  if (dnnl_sgemm(flag(transpose_a), flag(transpose_b), m, n, k, alpha, a, lda, b, ldb, beta, c,
+                 ldc) == dnnl_success) {
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta, c,
+              ldc);
 }
 
 }  // namespace tscope::ops::detail

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "tscope/core/tensor.h"
@@ -42,12 +43,28 @@ void record_blas_copy(const KernelContext& ctx, std::int64_t bytes);
 /// Throws ShapeMismatch naming the node when a kernel's input shapes disagree.
 [[noreturn]] void throw_kernel_shape_error(const KernelContext& ctx, const std::string& message);
 
+/// Row-major float32 gemm on oneDNN's sgemm, falling back to CBLAS where oneDNN declines. Float32
+/// products run on the OpenMP threads the convolutions and Gemm use: alternating with OpenBLAS's
+/// own pool made each library's idle workers spin and take cores from the other's next call.
+void sgemm_row_major(CBLAS_TRANSPOSE transpose_a,
+                     CBLAS_TRANSPOSE transpose_b,
+                     int m,
+                     int n,
+                     int k,
+                     float alpha,
+                     const float* a,
+                     int lda,
+                     const float* b,
+                     int ldb,
+                     float beta,
+                     float* c,
+                     int ldc);
+
 template <class T>
 void blas_gemm(CBLAS_TRANSPOSE transpose_a, CBLAS_TRANSPOSE transpose_b, int m, int n, int k,
                T alpha, const T* a, int lda, const T* b, int ldb, T beta, T* c, int ldc) {
   if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta, c,
-                ldc);
+    sgemm_row_major(transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   } else {
     cblas_dgemm(CblasRowMajor, transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta, c,
                 ldc);
@@ -66,6 +83,10 @@ void blas_gemm_operands(const BlasMatrix& a, const BlasMatrix& b, std::int64_t m
 
 /// True for float32/float64 inputs that all share one dtype: the BLAS kernels' domain.
 [[nodiscard]] bool all_same_float_dtype(std::span<const Variable> inputs);
+
+/// The library a gemm-backed node runs, for the profile's impl column: "dnnl" for float32
+/// (sgemm_row_major), "blas" for float64.
+[[nodiscard]] std::string_view gemm_library_label(std::span<const Variable> inputs, const Attrs&);
 
 }  // namespace tscope::ops::detail
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Dot: matrix and vector products. The fast kernel calls CBLAS gemm/gemv (OpenBLAS); the
-// reference kernel is three plain loops in double.
+// Dot: matrix and vector products. The fast kernel is one gemm (oneDNN for float32, BLAS for
+// float64; blas_util.h); the reference kernel is three plain loops in double.
 #include <cblas.h>
 
 #include <fmt/format.h>
@@ -143,7 +143,7 @@ void register_dot(OpRegistry& registry) {
                 .num_inputs = 2,
                 .infer = infer_dot,
                 .reference = {"ref", compute_dot_reference},
-                .fast = {"blas", compute_dot_blas, blas_accepts},
+                .fast = {"blas", compute_dot_blas, blas_accepts, detail::gemm_library_label},
                 .pullback = pullback_dot,
                 .cost = dot_cost,
                 .print = [](const OpDef&, const Attrs&) { return std::string("dot"); }});

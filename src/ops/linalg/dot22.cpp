@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Dot22: the product of two 2-D float matrices of one dtype (Theano's Dot22). The rewrite rule in
-// src/rewrite/rules/blas.cpp turns 2-D Dot nodes into it; the fast kernel is one CBLAS gemm.
+// src/rewrite/rules/blas.cpp turns 2-D Dot nodes into it; the fast kernel is one gemm (oneDNN
+// for float32, BLAS for float64; blas_util.h).
 #include <fmt/format.h>
 
 #include "blas_util.h"
@@ -95,16 +96,17 @@ Cost dot22_cost(const CostContext& ctx) {
 }  // namespace
 
 void register_dot22(OpRegistry& registry) {
-  registry.add({.name = "Dot22",
-                .family = "Dot22",
-                .summary = "2-D matrix product through BLAS gemm",
-                .num_inputs = 2,
-                .infer = infer_dot22,
-                .reference = {"ref", compute_dot22_reference},
-                .fast = {"blas", compute_dot22_blas, dot22_blas_accepts},
-                .pullback = pullback_dot22,
-                .cost = dot22_cost,
-                .print = [](const OpDef&, const Attrs&) { return std::string("Dot22"); }});
+  registry.add(
+      {.name = "Dot22",
+       .family = "Dot22",
+       .summary = "2-D matrix product through oneDNN sgemm (float32) or BLAS gemm (float64)",
+       .num_inputs = 2,
+       .infer = infer_dot22,
+       .reference = {"ref", compute_dot22_reference},
+       .fast = {"blas", compute_dot22_blas, dot22_blas_accepts, detail::gemm_library_label},
+       .pullback = pullback_dot22,
+       .cost = dot22_cost,
+       .print = [](const OpDef&, const Attrs&) { return std::string("Dot22"); }});
 }
 
 }  // namespace tscope::ops

@@ -2,13 +2,10 @@
 // Gemm: beta * z + alpha * x.y with z broadcast to the (m, n) product (Theano's Gemm{no_inplace};
 // the output is a fresh buffer, z is never overwritten). The rewrite rule in
 // src/rewrite/rules/blas.cpp builds it from Dot22 + add, so a bias add costs no extra pass.
-// The fast kernel multiplies float32 with oneDNN's sgemm and float64 with BLAS; the profile's impl
-// column says which ("dnnl" or "blas"). oneDNN's sgemm runs on the OpenMP threads the
-// convolutions use: a network whose classifier ran on OpenBLAS's threads had those spin after the
-// product (OpenBLAS's idle workers spin for a long time) and take a core from the next
-// inference's convolutions (docs/performance.md, "Float32 Gemm on oneDNN").
+// The fast kernel multiplies float32 with oneDNN (packed weights or sgemm) and float64 with BLAS;
+// the profile's impl column says which ("dnnl" or "blas"), and blas_util.h says why float32
+// products stay off OpenBLAS's threads.
 #include <fmt/format.h>
-#include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <type_traits>
@@ -132,16 +129,6 @@ void run_gemm_fast(KernelContext& ctx, const GemmShape& s) {
   }
   const detail::BlasMatrix a = detail::blas_matrix(ctx.input(1), ctx);
   const detail::BlasMatrix b = detail::blas_matrix(ctx.input(2), ctx);
-  if constexpr (std::is_same_v<T, float>) {
-    // dnnl_sgemm takes the same row-major operands as cblas_sgemm, transposes as 'N'/'T'.
-    const auto flag = [](CBLAS_TRANSPOSE t) { return t == CblasNoTrans ? 'N' : 'T'; };
-    if (dnnl_sgemm(flag(a.transpose), flag(b.transpose), s.m, s.n, s.k, alpha,
-                   static_cast<const float*>(a.tensor.raw_data()), a.leading,
-                   static_cast<const float*>(b.tensor.raw_data()), b.leading, beta, data,
-                   std::max<std::int64_t>(s.n, 1)) == dnnl_success) {
-      return;
-    }
-  }
   detail::blas_gemm_operands<T>(a, b, s.m, s.n, s.k, alpha, beta, data);
 }
 
@@ -156,10 +143,6 @@ void compute_gemm_fast(KernelContext& ctx) {
 
 bool gemm_blas_accepts(std::span<const Variable> inputs, const Attrs&) {
   return detail::all_same_float_dtype(inputs);
-}
-
-std::string_view gemm_fast_label(std::span<const Variable> inputs, const Attrs&) {
-  return inputs[0].dtype() == DType::Float32 ? "dnnl" : "blas";
 }
 
 Variable scaled(const Variable& value, double factor) {
@@ -186,16 +169,17 @@ Cost gemm_cost(const CostContext& ctx) {
 }  // namespace
 
 void register_gemm(OpRegistry& registry) {
-  registry.add({.name = "Gemm",
-                .family = "Gemm",
-                .summary = "beta * z + alpha * x.y through oneDNN's sgemm (float32) or BLAS gemm (float64)",
-                .num_inputs = 3,
-                .infer = infer_gemm,
-                .reference = {"ref", compute_gemm_reference},
-                .fast = {"blas", compute_gemm_fast, gemm_blas_accepts, gemm_fast_label},
-                .pullback = pullback_gemm,
-                .cost = gemm_cost,
-                .print = [](const OpDef&, const Attrs&) { return std::string("Gemm{no_inplace}"); }});
+  registry.add(
+      {.name = "Gemm",
+       .family = "Gemm",
+       .summary = "beta * z + alpha * x.y through oneDNN's sgemm (float32) or BLAS gemm (float64)",
+       .num_inputs = 3,
+       .infer = infer_gemm,
+       .reference = {"ref", compute_gemm_reference},
+       .fast = {"blas", compute_gemm_fast, gemm_blas_accepts, detail::gemm_library_label},
+       .pullback = pullback_gemm,
+       .cost = gemm_cost,
+       .print = [](const OpDef&, const Attrs&) { return std::string("Gemm{no_inplace}"); }});
 }
 
 }  // namespace tscope::ops

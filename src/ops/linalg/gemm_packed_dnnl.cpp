@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // dnnl_sgemm packs the weights again on every call, which a 64-row product cannot amortise. The
 // matmul primitive with constant weights packed once, in the layout it chooses (oneDNN's brgemm
-// kernels on AVX-512), skips that (docs/performance.md, "Float32 Gemm on oneDNN").
+// kernels on AVX-512), skips that (docs/performance.md, "Float32 matrix products on oneDNN").
 #include "gemm_packed_dnnl.h"
 
 #include <memory>

@@ -160,20 +160,27 @@ TEST(Gemm, ColumnTermBroadcastsAndGradientSumsIt) {
 }
 
 TEST(Gemm, ProfileNamesTheLibraryEachNodeRuns) {
-  // Float32 runs oneDNN's sgemm, float64 BLAS, at any thread count.
-  const KernelImpl& fast = op_def("Gemm").fast;
-  const auto label = [&](DType dtype) {
-    const std::vector<Variable> inputs{matrix(dtype, "z"), matrix(dtype, "x"), matrix(dtype, "y")};
-    return std::string(fast.name_for(inputs, Attrs{{"alpha", 1.0}, {"beta", 1.0}}));
-  };
-  for (int threads : {1, 2}) {
-    set_blas_threads(threads);
-    EXPECT_EQ(label(DType::Float32), "dnnl");
-    EXPECT_EQ(label(DType::Float64), "blas");
+  // Every gemm-backed op multiplies float32 on oneDNN's sgemm and float64 on BLAS, at any thread
+  // count, so float32 products never wake OpenBLAS's thread pool.
+  for (const std::string op : {"Gemm", "Dot22", "Dot", "BatchedDot"}) {
+    SCOPED_TRACE(op);
+    const KernelImpl& fast = op_def(op).fast;
+    const auto label = [&](DType dtype) {
+      const int rank = op == "BatchedDot" ? 3 : 2;
+      std::vector<Variable> inputs;
+      for (int i = 0; i < op_def(op).num_inputs; ++i) {
+        inputs.push_back(rank == 3 ? tensor3(dtype, "x") : matrix(dtype, "x"));
+      }
+      return std::string(fast.name_for(inputs, Attrs{{"alpha", 1.0}, {"beta", 1.0}}));
+    };
+    for (int threads : {1, 2}) {
+      set_blas_threads(threads);
+      EXPECT_EQ(label(DType::Float32), "dnnl");
+      EXPECT_EQ(label(DType::Float64), "blas");
+    }
+    set_blas_threads(static_cast<int>(std::max(1U, std::thread::hardware_concurrency())));
+    EXPECT_EQ(fast.name, std::string("blas"));
   }
-  set_blas_threads(static_cast<int>(std::max(1U, std::thread::hardware_concurrency())));
-  EXPECT_EQ(fast.name, std::string("blas"));
-  EXPECT_EQ(op_def("Dot22").fast.name, std::string("blas"));
 }
 
 // Constant weights (and the transpose of constant weights: ONNX Gemm with transB) with a bias

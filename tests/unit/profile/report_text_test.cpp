@@ -34,7 +34,7 @@ TEST(ReportText, NodeCountersCountEveryCall) {
     EXPECT_EQ(node.min_ns, 1000);
     EXPECT_EQ(node.max_ns, 1000);
   }
-  EXPECT_EQ(function.nodes[0].impl, "blas");
+  EXPECT_EQ(function.nodes[0].impl, "dnnl");
   EXPECT_DOUBLE_EQ(function.nodes[0].flops_per_call, 2.0 * 2 * 3 * 4);
   EXPECT_EQ(function.nodes[0].inputs[0].shape, (std::vector<std::int64_t>{2, 3}));
 }
