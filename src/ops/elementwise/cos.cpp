@@ -22,6 +22,7 @@ struct CosFn {
 };
 
 struct CosSimd {
+  static constexpr detail::WideUnary kWide = detail::WideUnary::Cos;
   static __m128d apply(__m128d x) { return Sleef_cosd2_u10(x); }
   static __m128 apply(__m128 x) { return Sleef_cosf4_u10(x); }
 };

@@ -22,6 +22,7 @@ struct ErfFn {
 };
 
 struct ErfSimd {
+  static constexpr detail::WideUnary kWide = detail::WideUnary::Erf;
   static __m128d apply(__m128d x) { return Sleef_erfd2_u10(x); }
   static __m128 apply(__m128 x) { return Sleef_erff4_u10(x); }
 };

@@ -21,6 +21,7 @@ struct ExpFn {
 };
 
 struct ExpSimd {
+  static constexpr detail::WideUnary kWide = detail::WideUnary::Exp;
   static __m128d apply(__m128d x) { return Sleef_expd2_u10(x); }
   static __m128 apply(__m128 x) { return Sleef_expf4_u10(x); }
 };

@@ -22,6 +22,7 @@ struct Exp2Fn {
 };
 
 struct Exp2Simd {
+  static constexpr detail::WideUnary kWide = detail::WideUnary::Exp2;
   static __m128d apply(__m128d x) { return Sleef_exp2d2_u10(x); }
   static __m128 apply(__m128 x) { return Sleef_exp2f4_u10(x); }
 };

@@ -21,6 +21,7 @@ struct Expm1Fn {
 };
 
 struct Expm1Simd {
+  static constexpr detail::WideUnary kWide = detail::WideUnary::Expm1;
   static __m128d apply(__m128d x) { return Sleef_expm1d2_u10(x); }
   static __m128 apply(__m128 x) { return Sleef_expm1f4_u10(x); }
 };

@@ -21,6 +21,7 @@ struct LogFn {
 };
 
 struct LogSimd {
+  static constexpr detail::WideUnary kWide = detail::WideUnary::Log;
   static __m128d apply(__m128d x) { return Sleef_logd2_u10(x); }
   static __m128 apply(__m128 x) { return Sleef_logf4_u10(x); }
 };

@@ -22,6 +22,7 @@ struct Log10Fn {
 };
 
 struct Log10Simd {
+  static constexpr detail::WideUnary kWide = detail::WideUnary::Log10;
   static __m128d apply(__m128d x) { return Sleef_log10d2_u10(x); }
   static __m128 apply(__m128 x) { return Sleef_log10f4_u10(x); }
 };

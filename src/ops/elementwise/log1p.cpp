@@ -21,6 +21,7 @@ struct Log1pFn {
 };
 
 struct Log1pSimd {
+  static constexpr detail::WideUnary kWide = detail::WideUnary::Log1p;
   static __m128d apply(__m128d x) { return Sleef_log1pd2_u10(x); }
   static __m128 apply(__m128 x) { return Sleef_log1pf4_u10(x); }
 };

@@ -22,6 +22,7 @@ struct Log2Fn {
 };
 
 struct Log2Simd {
+  static constexpr detail::WideUnary kWide = detail::WideUnary::Log2;
   static __m128d apply(__m128d x) { return Sleef_log2d2_u10(x); }
   static __m128 apply(__m128 x) { return Sleef_log2f4_u10(x); }
 };

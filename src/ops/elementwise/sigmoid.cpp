@@ -24,6 +24,7 @@ struct SigmoidFn {
 // exp(-|x|) through SLEEF, then the same selection as stable_sigmoid with SSE2 masks;
 // setting the sign bit gives -|x|.
 struct SigmoidSimd {
+  static constexpr detail::WideUnary kWide = detail::WideUnary::Sigmoid;
   static __m128d apply(__m128d x) {
     const __m128d e = Sleef_expd2_u10(_mm_or_pd(x, _mm_set1_pd(-0.0)));
     const __m128d r = _mm_div_pd(_mm_set1_pd(1.0), _mm_add_pd(_mm_set1_pd(1.0), e));

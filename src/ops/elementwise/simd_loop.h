@@ -5,11 +5,11 @@
 //   static __m128d apply(__m128d...);  static __m128 apply(__m128...);
 // calling SLEEF's 1.0-ULP functions (0.5-ULP where that is the only accurate variant, sqrt).
 //
-// Portability: the build has no -march flags and must run on any x86-64, so only the 128-bit
-// entry points are used (Sleef_expd2_u10, Sleef_expf4_u10, ...). sleef.h declares them under
-// __SSE2__, part of the x86-64 baseline, and libsleef dispatches them at run time to the best
-// 128-bit code the CPU supports (SSE2, SSE4.1, or AVX2 with FMA). The 256/512-bit entry points
-// would need -mavx at compile time and AVX at run time, so they are not used.
+// Portability: the build has no -march flags and must run on any x86-64, so the policies use the
+// 128-bit entry points (Sleef_expd2_u10, Sleef_expf4_u10, ...), which sleef.h declares under
+// __SSE2__, part of the x86-64 baseline, and libsleef dispatches at run time to the best 128-bit
+// code the CPU supports. Unary ops on a CPU with AVX2 or AVX-512 run wider kernels instead,
+// compiled apart for those instruction sets (simd_wide.h).
 //
 // Long outputs run in chunks on the OpenMP threads (parallel_chunks.h).
 //
@@ -25,10 +25,33 @@
 #include <type_traits>
 #include <utility>
 
-#include "tscope/ops/parallel_chunks.h"
 #include "elementwise_def.h"
+#include "simd_wide.h"
+#include "tscope/ops/parallel_chunks.h"
 
 namespace tscope::ops::detail {
+
+/// A policy with `static constexpr WideUnary kWide` has 256/512-bit kernels (simd_wide.h), which
+/// the loops below use for a contiguous operand on a CPU that runs them.
+template <class Simd>
+concept HasWideKernels = requires {
+  Simd::kWide;
+};
+
+/// The policy's widest kernel for C on this CPU, or null.
+template <class C, class Simd>
+WideKernel<C> wide_kernel_of() noexcept {
+  if constexpr (HasWideKernels<Simd>) {
+    const WideKernels& kernels = wide_kernels(Simd::kWide);
+    if constexpr (std::is_same_v<C, float>) {
+      return kernels.f32;
+    } else {
+      return kernels.f64;
+    }
+  } else {
+    return nullptr;
+  }
+}
 
 template <class C>
 struct SimdLanes;
@@ -68,6 +91,14 @@ bool run_simd_loop(Tensor& out, const std::array<const Tensor*, K>& inputs) {
     if (!single[k] && !(input.is_contiguous() && input.numel() == count)) return false;
   }
   C* out_data = static_cast<C*>(out.raw_data());
+  if constexpr (K == 1) {
+    if (const WideKernel<C> wide = wide_kernel_of<C, Simd>(); wide != nullptr && !single[0]) {
+      for_each_chunk(count, [&](std::int64_t begin, std::int64_t end) {
+        wide(data[0] + begin, out_data + begin, end - begin);
+      });
+      return true;
+    }
+  }
   auto operand = [&](std::size_t k, std::int64_t i) {
     return single[k] ? Lanes::splat(data[k][0]) : Lanes::load(data[k] + i);
   };
@@ -105,6 +136,12 @@ bool run_simd_loop(Tensor& out, const std::array<const Tensor*, K>& inputs) {
 /// last element as run_simd_loop does, so a value gets the same rounding in either loop.
 template <class C, std::size_t K, class Simd>
 void simd_block_kernel(const C* const* args, C* out, std::int64_t n) {
+  if constexpr (K == 1) {
+    if (const WideKernel<C> wide = wide_kernel_of<C, Simd>(); wide != nullptr) {
+      wide(args[0], out, n);
+      return;
+    }
+  }
   using Lanes = SimdLanes<C>;
   constexpr std::int64_t kWidth = Lanes::kWidth;
   std::int64_t i = 0;

@@ -22,6 +22,7 @@ struct SinFn {
 };
 
 struct SinSimd {
+  static constexpr detail::WideUnary kWide = detail::WideUnary::Sin;
   static __m128d apply(__m128d x) { return Sleef_sind2_u10(x); }
   static __m128 apply(__m128 x) { return Sleef_sinf4_u10(x); }
 };

@@ -25,6 +25,7 @@ struct SoftplusFn {
 // max(x, 0) + log1p(exp(-|x|)) through SLEEF; setting the sign bit gives -|x|. maxpd returns
 // 0 for a nan x, but the log1p term is then nan, so nan propagates as in the scalar path.
 struct SoftplusSimd {
+  static constexpr detail::WideUnary kWide = detail::WideUnary::Softplus;
   static __m128d apply(__m128d x) {
     const __m128d tail = Sleef_log1pd2_u10(Sleef_expd2_u10(_mm_or_pd(x, _mm_set1_pd(-0.0))));
     return _mm_add_pd(_mm_max_pd(x, _mm_setzero_pd()), tail);

@@ -22,6 +22,7 @@ struct SqrtFn {
 };
 
 struct SqrtSimd {
+  static constexpr detail::WideUnary kWide = detail::WideUnary::Sqrt;
   static __m128d apply(__m128d x) { return _mm_sqrt_pd(x); }
   static __m128 apply(__m128 x) { return _mm_sqrt_ps(x); }
 };

@@ -21,6 +21,7 @@ struct TanhFn {
 };
 
 struct TanhSimd {
+  static constexpr detail::WideUnary kWide = detail::WideUnary::Tanh;
   static __m128d apply(__m128d x) { return Sleef_tanhd2_u10(x); }
   static __m128 apply(__m128 x) { return Sleef_tanhf4_u10(x); }
 };

@@ -4,8 +4,8 @@
 // row-major product C = alpha * op(A) op(B) + beta * C and in-place sigmoid / tanh over a
 // contiguous array:
 //  - ReferenceMath: plain loops in double (the reference kernels run on float64 copies);
-//  - FastMath<T>: OpenBLAS gemm and SLEEF's 128-bit vector functions (the entry points the
-//    elementwise "simd" kernels use, dispatched at run time).
+//  - FastMath<T>: OpenBLAS gemm and SLEEF's vector functions: the elementwise ops' 256/512-bit
+//    kernels where the CPU has them (simd_wide.h), else 128-bit loops.
 #include <cblas.h>
 #include <emmintrin.h>
 #include <sleef.h>
@@ -14,6 +14,8 @@
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
+
+#include "../elementwise/simd_wide.h"
 
 namespace tscope::ops::detail {
 
@@ -75,10 +77,24 @@ struct FastMath {
     }
   }
 
-  // SLEEF's 3.5-ULP tanh (about twice as fast as the 1-ULP one) and sigmoid as 1 / (1 + exp(-x))
-  // with the 1-ULP exp (three times faster than going through tanh); exp overflowing to inf for
-  // very negative x gives the right limit 0.
+  /// The elementwise ops' wide kernel for `fn` on this CPU (in place is allowed), or null.
+  static WideKernel<T> wide(WideUnary fn) {
+    const WideKernels& kernels = wide_kernels(fn);
+    if constexpr (std::is_same_v<T, float>) {
+      return kernels.f32;
+    } else {
+      return kernels.f64;
+    }
+  }
+
+  // Without wide kernels: SLEEF's 3.5-ULP tanh (about twice as fast as the 1-ULP one) and
+  // sigmoid as 1 / (1 + exp(-x)) with the 1-ULP exp (three times faster than going through tanh);
+  // exp overflowing to inf for very negative x gives the right limit 0.
   static void tanh(T* values, std::int64_t count) {
+    if (const WideKernel<T> kernel = wide(WideUnary::Tanh)) {
+      kernel(values, values, count);
+      return;
+    }
     std::int64_t i = 0;
     if constexpr (std::is_same_v<T, float>) {
       for (; i + 4 <= count; i += 4) _mm_storeu_ps(values + i, Sleef_tanhf4_u35(_mm_loadu_ps(values + i)));
@@ -89,6 +105,10 @@ struct FastMath {
   }
 
   static void sigmoid(T* values, std::int64_t count) {
+    if (const WideKernel<T> kernel = wide(WideUnary::Sigmoid)) {
+      kernel(values, values, count);
+      return;
+    }
     std::int64_t i = 0;
     if constexpr (std::is_same_v<T, float>) {
       const __m128 one = _mm_set1_ps(1.0F);

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// The 256-bit wide kernels (simd_wide.h). This file alone is compiled with -mavx2 -mfma; its
+// functions run only where the CPU has those (simd_wide.cpp checks).
+#include <immintrin.h>
+#include <sleef.h>
+
+#include <cstdint>
+
+#include "simd_wide.h"
+
+namespace tscope::ops::detail {
+namespace {
+
+using VF = __m256;
+using VD = __m256d;
+
+inline VF load(const float* p) { return _mm256_loadu_ps(p); }
+inline VD load(const double* p) { return _mm256_loadu_pd(p); }
+inline void store(float* p, VF v) { _mm256_storeu_ps(p, v); }
+inline void store(double* p, VD v) { _mm256_storeu_pd(p, v); }
+inline VF splat_as(VF, double v) { return _mm256_set1_ps(static_cast<float>(v)); }
+inline VD splat_as(VD, double v) { return _mm256_set1_pd(v); }
+inline VF add(VF a, VF b) { return _mm256_add_ps(a, b); }
+inline VD add(VD a, VD b) { return _mm256_add_pd(a, b); }
+inline VF mul(VF a, VF b) { return _mm256_mul_ps(a, b); }
+inline VD mul(VD a, VD b) { return _mm256_mul_pd(a, b); }
+inline VF div(VF a, VF b) { return _mm256_div_ps(a, b); }
+inline VD div(VD a, VD b) { return _mm256_div_pd(a, b); }
+inline VF max(VF a, VF b) { return _mm256_max_ps(a, b); }
+inline VD max(VD a, VD b) { return _mm256_max_pd(a, b); }
+inline VF neg_abs(VF x) { return _mm256_or_ps(x, _mm256_set1_ps(-0.0f)); }
+inline VD neg_abs(VD x) { return _mm256_or_pd(x, _mm256_set1_pd(-0.0)); }
+inline VF select_nonnegative(VF x, VF a, VF b) {
+  return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GE_OQ));
+}
+inline VD select_nonnegative(VD x, VD a, VD b) {
+  return _mm256_blendv_pd(b, a, _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_GE_OQ));
+}
+inline VF sqrt_v(VF x) { return _mm256_sqrt_ps(x); }
+inline VD sqrt_v(VD x) { return _mm256_sqrt_pd(x); }
+
+// The AVX2 builds by name: the unsuffixed 256-bit entry points dispatch among AVX, FMA4 and
+// AVX2 at every call.
+#define TSCOPE_SLEEF_256(name)                                         \
+  inline VF sleef_##name(VF x) { return Sleef_##name##f8_u10avx2(x); } \
+  inline VD sleef_##name(VD x) { return Sleef_##name##d4_u10avx2(x); }
+TSCOPE_SLEEF_256(exp)
+TSCOPE_SLEEF_256(exp2)
+TSCOPE_SLEEF_256(expm1)
+TSCOPE_SLEEF_256(log)
+TSCOPE_SLEEF_256(log2)
+TSCOPE_SLEEF_256(log10)
+TSCOPE_SLEEF_256(log1p)
+TSCOPE_SLEEF_256(sin)
+TSCOPE_SLEEF_256(cos)
+TSCOPE_SLEEF_256(tanh)
+TSCOPE_SLEEF_256(erf)
+#undef TSCOPE_SLEEF_256
+
+#include "simd_wide_kernels.inc"
+
+}  // namespace
+
+const WideKernels* wide_kernels_avx2() noexcept { return kTable; }
+
+}  // namespace tscope::ops::detail

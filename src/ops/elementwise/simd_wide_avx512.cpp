@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+// The 512-bit wide kernels (simd_wide.h). This file alone is compiled with -mavx512f -mavx512dq
+// -mfma; its functions run only where the CPU has those (simd_wide.cpp checks).
+#include <immintrin.h>
+#include <sleef.h>
+
+#include <cstdint>
+
+#include "simd_wide.h"
+
+namespace tscope::ops::detail {
+namespace {
+
+using VF = __m512;
+using VD = __m512d;
+
+inline VF load(const float* p) { return _mm512_loadu_ps(p); }
+inline VD load(const double* p) { return _mm512_loadu_pd(p); }
+inline void store(float* p, VF v) { _mm512_storeu_ps(p, v); }
+inline void store(double* p, VD v) { _mm512_storeu_pd(p, v); }
+inline VF splat_as(VF, double v) { return _mm512_set1_ps(static_cast<float>(v)); }
+inline VD splat_as(VD, double v) { return _mm512_set1_pd(v); }
+inline VF add(VF a, VF b) { return _mm512_add_ps(a, b); }
+inline VD add(VD a, VD b) { return _mm512_add_pd(a, b); }
+inline VF mul(VF a, VF b) { return _mm512_mul_ps(a, b); }
+inline VD mul(VD a, VD b) { return _mm512_mul_pd(a, b); }
+inline VF div(VF a, VF b) { return _mm512_div_ps(a, b); }
+inline VD div(VD a, VD b) { return _mm512_div_pd(a, b); }
+inline VF max(VF a, VF b) { return _mm512_max_ps(a, b); }
+inline VD max(VD a, VD b) { return _mm512_max_pd(a, b); }
+inline VF neg_abs(VF x) { return _mm512_or_ps(x, _mm512_set1_ps(-0.0f)); }
+inline VD neg_abs(VD x) { return _mm512_or_pd(x, _mm512_set1_pd(-0.0)); }
+inline VF select_nonnegative(VF x, VF a, VF b) {
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ), b, a);
+}
+inline VD select_nonnegative(VD x, VD a, VD b) {
+  return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_GE_OQ), b, a);
+}
+inline VF sqrt_v(VF x) { return _mm512_sqrt_ps(x); }
+inline VD sqrt_v(VD x) { return _mm512_sqrt_pd(x); }
+
+#define TSCOPE_SLEEF_512(name)                                      \
+  inline VF sleef_##name(VF x) { return Sleef_##name##f16_u10(x); } \
+  inline VD sleef_##name(VD x) { return Sleef_##name##d8_u10(x); }
+TSCOPE_SLEEF_512(exp)
+TSCOPE_SLEEF_512(exp2)
+TSCOPE_SLEEF_512(expm1)
+TSCOPE_SLEEF_512(log)
+TSCOPE_SLEEF_512(log2)
+TSCOPE_SLEEF_512(log10)
+TSCOPE_SLEEF_512(log1p)
+TSCOPE_SLEEF_512(sin)
+TSCOPE_SLEEF_512(cos)
+TSCOPE_SLEEF_512(tanh)
+TSCOPE_SLEEF_512(erf)
+#undef TSCOPE_SLEEF_512
+
+#include "simd_wide_kernels.inc"
+
+}  // namespace
+
+const WideKernels* wide_kernels_avx512() noexcept { return kTable; }
+
+}  // namespace tscope::ops::detail

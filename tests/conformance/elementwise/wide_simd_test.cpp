@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+// The 256- and 512-bit kernels of the unary simd ops (src/ops/elementwise/simd_wide.h), each
+// width this CPU has: values against long-double references, and the same result for an element
+// whatever its position in a call (tails run through the same vector code).
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "simd_wide.h"
+#include "support/test_util.h"
+
+namespace tscope {
+namespace {
+
+using ops::detail::WideKernels;
+using ops::detail::WideUnary;
+
+struct Case {
+  WideUnary fn;
+  const char* name;
+  long double (*reference)(long double);
+};
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> all = {
+      {WideUnary::Exp, "exp", [](long double x) { return std::exp(x); }},
+      {WideUnary::Exp2, "exp2", [](long double x) { return std::exp2(x); }},
+      {WideUnary::Expm1, "expm1", [](long double x) { return std::expm1(x); }},
+      {WideUnary::Log, "log", [](long double x) { return std::log(x); }},
+      {WideUnary::Log2, "log2", [](long double x) { return std::log2(x); }},
+      {WideUnary::Log10, "log10", [](long double x) { return std::log10(x); }},
+      {WideUnary::Log1p, "log1p", [](long double x) { return std::log1p(x); }},
+      {WideUnary::Sin, "sin", [](long double x) { return std::sin(x); }},
+      {WideUnary::Cos, "cos", [](long double x) { return std::cos(x); }},
+      {WideUnary::Tanh, "tanh", [](long double x) { return std::tanh(x); }},
+      {WideUnary::Erf, "erf", [](long double x) { return std::erf(x); }},
+      {WideUnary::Sqrt, "sqrt", [](long double x) { return std::sqrt(x); }},
+      {WideUnary::Sigmoid, "sigmoid", [](long double x) { return 1.0L / (1.0L + std::exp(-x)); }},
+      {WideUnary::Softplus, "softplus",
+       [](long double x) { return std::fmax(x, 0.0L) + std::log1p(std::exp(-std::fabs(x))); }}};
+  static_assert(static_cast<int>(WideUnary::Count) == 14);
+  return all;
+}
+
+// Values over [-30, 30], small ones near 0, and the special ones; an odd count, so every call
+// has a tail.
+template <class C>
+std::vector<C> inputs() {
+  std::vector<C> values;
+  for (int i = 0; i < 997; ++i) values.push_back(static_cast<C>(-30.0 + 60.0 * i / 996.0));
+  for (double x : {0.0, -0.0, 1e-30, -1e-30, 1e-5, -1e-5, 0.5, 1.0, 2.0, 88.0, -88.0, 700.0}) {
+    values.push_back(static_cast<C>(x));
+  }
+  values.push_back(std::numeric_limits<C>::infinity());
+  values.push_back(-std::numeric_limits<C>::infinity());
+  values.push_back(std::numeric_limits<C>::quiet_NaN());
+  return values;
+}
+
+// SLEEF's u10 functions are within 1 ULP; the tolerance allows a few ULPs of the result, and an
+// absolute floor for results that pass through zero (sin, log near 1).
+template <class C>
+bool close(C got, long double expected) {
+  const auto wanted = static_cast<C>(expected);
+  if (std::isnan(wanted)) return std::isnan(got);
+  if (std::isinf(wanted)) return got == wanted;
+  const C ulp =
+      std::nextafter(std::fabs(wanted), std::numeric_limits<C>::infinity()) - std::fabs(wanted);
+  const C floor = std::numeric_limits<C>::epsilon() * 4;
+  return std::fabs(got - wanted) <= 4 * ulp + floor;
+}
+
+template <class C>
+void check_width(int bits) {
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(std::string(c.name) + " at " + std::to_string(bits) + " bits");
+    const WideKernels kernels = ops::detail::wide_kernels_of_width(c.fn, bits);
+    const auto kernel = [&] {
+      if constexpr (std::is_same_v<C, float>) {
+        return kernels.f32;
+      } else {
+        return kernels.f64;
+      }
+    }();
+    if (kernel == nullptr) GTEST_SKIP() << "this CPU has no " << bits << "-bit vectors";
+    const std::vector<C> x = inputs<C>();
+    std::vector<C> out(x.size());
+    kernel(x.data(), out.data(), static_cast<std::int64_t>(x.size()));
+    int wrong = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (!close(out[i], c.reference(static_cast<long double>(x[i]))) && ++wrong <= 3) {
+        ADD_FAILURE() << c.name << "(" << x[i] << ") = " << out[i] << ", expected "
+                      << static_cast<double>(c.reference(static_cast<long double>(x[i])));
+      }
+    }
+    // Each element alone (all tail) gives the bits it got among the others.
+    for (std::size_t i = 0; i < x.size(); i += 7) {
+      C alone = 0;
+      kernel(&x[i], &alone, 1);
+      if (std::isnan(out[i])) {
+        EXPECT_TRUE(std::isnan(alone)) << x[i];
+      } else {
+        EXPECT_EQ(alone, out[i]) << x[i];
+      }
+    }
+  }
+}
+
+TEST(WideSimd, Float32At256BitsMatchesTheReference) { check_width<float>(256); }
+TEST(WideSimd, Float64At256BitsMatchesTheReference) { check_width<double>(256); }
+TEST(WideSimd, Float32At512BitsMatchesTheReference) { check_width<float>(512); }
+TEST(WideSimd, Float64At512BitsMatchesTheReference) { check_width<double>(512); }
+
+// Through the graph: a node and a fused chain of these ops run the widest kernels and agree with
+// the reference kernels, on a length that leaves a tail.
+TEST(WideSimd, NodesAndCompositesAgreeWithTheReferenceKernels) {
+  Variable x = vector(DType::Float32, "x");
+  const std::vector<Variable> outputs{tanh(x), sigmoid(x) * tanh(x) + exp(x * 0.1)};
+  FunctionOptions reference_options;
+  reference_options.reference_kernels = true;
+  Function fast = function({x}, outputs);
+  Function reference = function({x}, outputs, {}, reference_options);
+  const Tensor xs = testing::random_tensor(DType::Float32, {1001}, 5);
+  const std::vector<Tensor> got = fast({xs});
+  const std::vector<Tensor> expected = reference({xs});
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_TRUE(testing::all_close(got[i], expected[i], 1e-6, 1e-6)) << i;
+  }
+}
+
+}  // namespace
+}  // namespace tscope
