@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // scan: the loop builder. The Python step function runs while scan() builds the body, with no
 // provenance scope active, so each node it builds points at its own line of the step function;
-// the Scan node itself is then re-created at the line that called scan.
+// the loop's own nodes point at the line that called scan (ScanOptions::provenance).
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
@@ -14,14 +14,16 @@
 namespace tscope::python {
 namespace {
 
-std::vector<Variable> step_outputs(const py::object& returned) {
-  if (py::isinstance<Variable>(returned)) return {returned.cast<Variable>()};
-  std::vector<Variable> outputs;
-  if (py::isinstance<py::sequence>(returned) && !py::isinstance<py::str>(returned)) {
-    for (const py::handle& item : returned) outputs.push_back(to_variable(item));
-    return outputs;
+// The step's result as tensorscope/loops.py normalises it: (outputs, [(shared, new value)]).
+ScanStep step_result(const py::object& returned) {
+  const auto parts = returned.cast<py::tuple>();
+  ScanStep step(std::vector<Variable>{});
+  for (const py::handle item : parts[0]) step.outputs.push_back(to_variable(item));
+  for (const py::handle pair : parts[1]) {
+    const auto items = pair.cast<py::tuple>();
+    step.updates.push_back({to_variable(items[0]), to_variable(items[1])});
   }
-  return {to_variable(returned)};
+  return step;
 }
 
 }  // namespace
@@ -35,7 +37,6 @@ void bind_loop(py::module_& module) {
              outputs_info,
          const std::vector<Variable>& non_sequences, const py::object& n_steps, bool go_backwards,
          const std::string& name) {
-        const SourceSite site = python_caller_site();
         std::vector<ScanSequence> scan_sequences;
         for (const auto& [value, taps] : sequences) scan_sequences.emplace_back(value, taps);
         std::vector<ScanOutput> scan_outputs;
@@ -46,6 +47,7 @@ void bind_loop(py::module_& module) {
         ScanOptions options;
         options.name = name.empty() ? "scan_fn" : name;
         options.go_backwards = go_backwards;
+        options.provenance = Provenance{python_caller_site(), "scan"};
         if (!n_steps.is_none()) {
           if (py::isinstance<Variable>(n_steps)) {
             options.n_steps = DimArg(n_steps.cast<Variable>());
@@ -57,14 +59,14 @@ void bind_loop(py::module_& module) {
             [&step](const std::vector<Variable>& inputs) {
               py::tuple arguments(inputs.size());
               for (std::size_t i = 0; i < inputs.size(); ++i) arguments[i] = py::cast(inputs[i]);
-              return step_outputs(step(*arguments));
+              return step_result(step(*arguments));
             },
             scan_sequences, scan_outputs, non_sequences, options);
-        // The same node at the Python caller's line.
-        const ApplyNode* built = result.outputs.front().owner();
-        auto node = ApplyNode::create(built->op(), built->inputs(), built->attrs(),
-                                      Provenance{site, "scan"});
-        return node->outputs();
+        py::list updates;
+        for (const Update& update : result.updates) {
+          updates.append(py::make_tuple(update.shared, update.new_value));
+        }
+        return py::make_tuple(result.outputs, updates);
       },
       py::arg("step"), py::arg("sequences"), py::arg("outputs_info"), py::arg("non_sequences"),
       py::arg("n_steps"), py::arg("go_backwards"), py::arg("name"));

@@ -91,3 +91,39 @@ def test_bad_state_type_names_the_scan():
     with pytest.raises(ts.TypeMismatchError, match="scan 'bad'"):
         ts.scan(lambda x_t, h: T.cast(h, "float64") + x_t, sequences=x,
                 outputs_info=T.constant(np.float32(0.0)), name="bad")
+
+
+def test_step_updates_and_random_draws_come_back_as_the_loops_updates():
+    from tensorscope.tensor.shared_randomstreams import RandomStreams
+    count = ts.shared(np.float64(0.0), name="count")
+    srng = RandomStreams(11)
+    x = T.dvector("x")
+
+    def step(x_t):
+        # Theano's form: the outputs and an updates dict.
+        return x_t + count + srng.uniform((), 0.0, 0.5), {count: count + 1.0}
+
+    outputs, updates = ts.scan(step, sequences=x)
+    assert list(updates)[0] == count
+    assert len(updates) == 2  # the counter, then the draw's state
+    f = ts.function([x], outputs, updates=updates)
+    first = f(np.zeros(4))
+    # Step t reads the counter t left by the steps before it, plus noise in [0, 0.5).
+    assert np.all(first - np.arange(4) >= 0) and np.all(first - np.arange(4) < 0.5)
+    assert count.get_value() == 4.0
+    second = f(np.zeros(4))
+    noise_first, noise_second = first - np.arange(4), second - np.arange(4, 8)
+    assert np.all(noise_second >= 0) and np.all(noise_second < 0.5)
+    assert not np.array_equal(noise_first, noise_second)
+    assert len(set(noise_first)) == 4  # fresh noise every step
+
+
+def test_random_draws_in_the_step_advance_by_default():
+    from tensorscope.tensor.shared_randomstreams import RandomStreams
+    srng = RandomStreams(12)
+    noise, _ = ts.scan(lambda: srng.normal((2,)), n_steps=3)
+    f = ts.function([], noise)  # no updates passed: the streams' default updates apply
+    first, second = f(), f()
+    assert first.shape == (3, 2)
+    assert len({tuple(row) for row in first}) == 3
+    assert not np.array_equal(first, second)

@@ -65,12 +65,45 @@ class RandomStream {
   }
   /// Resets every state to the one a fresh RandomStream(seed) would give its draws.
   void reseed(std::uint64_t seed);
+  /// Sets the value draw number `draw`'s state takes after each call: scan() points a draw made
+  /// inside a step at the loop's final state. Throws InvalidArgument for a draw this stream has
+  /// not made.
+  void set_state_update(std::size_t draw, const Variable& new_value);
+
+  RandomStream(const RandomStream&) = default;
+  RandomStream& operator=(const RandomStream&) = default;
+  ~RandomStream();
 
  private:
   Variable next_state();
+  Variable recorded(Variable samples);
 
   std::uint64_t seed_;
   std::vector<RandomStateUpdate> updates_;
+};
+
+/// While alive, records the draws made on this thread by any RandomStream. scan() holds one while
+/// the step function runs, so that draws inside a step advance their state every step. Recorders
+/// nest: the innermost records, and when it ends its draws pass to the enclosing one (a loop
+/// inside a loop's step). A stream that ends while recorded is dropped from the draws' `stream`.
+class RandomDrawRecorder {
+ public:
+  struct Draw {
+    RandomStream* stream;  // null once the stream has ended
+    std::size_t index;     // the draw's index in the stream's state_updates()
+    RandomStateUpdate update;
+  };
+  RandomDrawRecorder() noexcept;
+  ~RandomDrawRecorder();
+  RandomDrawRecorder(const RandomDrawRecorder&) = delete;
+  RandomDrawRecorder& operator=(const RandomDrawRecorder&) = delete;
+
+  [[nodiscard]] std::vector<Draw>& draws() noexcept { return draws_; }
+
+ private:
+  friend class RandomStream;
+  std::vector<Draw> draws_;
+  RandomDrawRecorder* enclosing_;
 };
 
 /// The state a stream seeded with `seed` gives its draw number `draw`: int64 [key, 0].

@@ -32,17 +32,28 @@
 ///   a scalar condition; the loop stops after the first step where it is true (non-zero), or
 ///   after n_steps (or the sequences' length), whichever comes first. The outputs then hold the
 ///   steps that ran.
+/// - Updates (Theano's scan updates): a step may also return updates of shared variables
+///   (ScanStep::updates: a counter, a running value), and every random draw made inside the step
+///   updates its stream's state. Each updated shared variable is carried from step to step: reads
+///   of it inside the step see the previous step's new value, step 0 reads its value before the
+///   call. ScanResult::updates holds, per updated shared variable, its value after the last step;
+///   pass them to function() so they take effect after each call. The draws' entries of their
+///   RandomStream's state_updates() are set to the same final states, so passing those instead
+///   (or both) works too. A loop with updates must run at least one step.
 /// Errors name the scan: a step output whose dtype, rank or static shape differs from its initial
 /// state, a step whose output shape changes between steps, a sequence too short for its taps and
-/// the step count, and a negative step count.
+/// the step count, a negative step count, and an update of a non-shared variable, of one shared
+/// variable twice, or with a value of another type.
 #include <functional>
 #include <optional>
 #include <source_location>
 #include <string>
 #include <vector>
 
+#include "tscope/graph/provenance.h"
 #include "tscope/graph/variable.h"
 #include "tscope/ops/shape.h"
+#include "tscope/runtime/function.h"
 
 namespace tscope {
 
@@ -74,14 +85,31 @@ struct ScanOptions {
   bool go_backwards = false;
   /// The step's last returned Variable is a stop condition (see the file comment).
   bool until = false;
+  /// Where the loop's own nodes say they were created, for bindings whose callers have no
+  /// std::source_location (default: scan()'s `location`). The step's nodes keep their own.
+  std::optional<Provenance> provenance;
+};
+
+/// What the step function returns: one Variable per outputs_info entry (then the stop condition
+/// with `until`), and the updates it makes each step (see the file comment).
+struct ScanStep {
+  ScanStep(std::vector<Variable> step_outputs)  // NOLINT: a step without updates
+      : outputs(std::move(step_outputs)) {}
+  ScanStep(std::vector<Variable> step_outputs, std::vector<Update> step_updates)
+      : outputs(std::move(step_outputs)), updates(std::move(step_updates)) {}
+  std::vector<Variable> outputs;
+  std::vector<Update> updates;
 };
 
 struct ScanResult {
   /// One per outputs_info entry: every step's value, stacked along a new axis 0.
   std::vector<Variable> outputs;
+  /// One per shared variable the step updates (its own updates, then its random draws' states):
+  /// the value after the last step.
+  std::vector<Update> updates;
 };
 
-using ScanStepFn = std::function<std::vector<Variable>(const std::vector<Variable>&)>;
+using ScanStepFn = std::function<ScanStep(const std::vector<Variable>&)>;
 
 /// Builds a loop node (a Scan) running `step`; see the file comment.
 [[nodiscard]] ScanResult scan(

@@ -20,7 +20,44 @@ Tensor random_state(std::uint64_t seed, std::uint64_t draw) {
   return Tensor::from_vector<std::int64_t>({2}, {static_cast<std::int64_t>(key), 0});
 }
 
+namespace {
+thread_local RandomDrawRecorder* t_recorder = nullptr;
+}  // namespace
+
+RandomDrawRecorder::RandomDrawRecorder() noexcept : enclosing_(t_recorder) { t_recorder = this; }
+
+RandomDrawRecorder::~RandomDrawRecorder() {
+  t_recorder = enclosing_;
+  if (enclosing_ != nullptr) {
+    enclosing_->draws_.insert(enclosing_->draws_.end(), draws_.begin(), draws_.end());
+  }
+}
+
 RandomStream::RandomStream(std::uint64_t seed) : seed_(seed) {}
+
+RandomStream::~RandomStream() {
+  for (RandomDrawRecorder* recorder = t_recorder; recorder != nullptr;
+       recorder = recorder->enclosing_) {
+    for (RandomDrawRecorder::Draw& draw : recorder->draws_) {
+      if (draw.stream == this) draw.stream = nullptr;
+    }
+  }
+}
+
+void RandomStream::set_state_update(std::size_t draw, const Variable& new_value) {
+  if (draw >= updates_.size()) {
+    throw_error(ErrorKind::InvalidArgument, "RandomStream: no draw number {} (it has made {})",
+                draw, updates_.size());
+  }
+  updates_[draw].new_value = new_value;
+}
+
+Variable RandomStream::recorded(Variable samples) {
+  if (t_recorder != nullptr) {
+    t_recorder->draws_.push_back({this, updates_.size() - 1, updates_.back()});
+  }
+  return samples;
+}
 
 Variable RandomStream::next_state() {
   const std::uint64_t draw = updates_.size();
@@ -48,25 +85,28 @@ Variable draw(std::vector<RandomStateUpdate>& updates, const Variable& state, co
 Variable RandomStream::uniform(double low, double high, const Dims& shape, DType dtype,
                                const std::source_location& location) {
   Variable state = next_state();
-  return draw(updates_, state, "RandomUniform",
-              Attrs{{"low", low}, {"high", high}, {"shape", shape_list(shape)}, {"dtype", dtype}},
-              location);
+  return recorded(
+      draw(updates_, state, "RandomUniform",
+           Attrs{{"low", low}, {"high", high}, {"shape", shape_list(shape)}, {"dtype", dtype}},
+           location));
 }
 
 Variable RandomStream::normal(double mean, double std, const Dims& shape, DType dtype,
                               const std::source_location& location) {
   Variable state = next_state();
-  return draw(updates_, state, "RandomNormal",
-              Attrs{{"mean", mean}, {"std", std}, {"shape", shape_list(shape)}, {"dtype", dtype}},
-              location);
+  return recorded(
+      draw(updates_, state, "RandomNormal",
+           Attrs{{"mean", mean}, {"std", std}, {"shape", shape_list(shape)}, {"dtype", dtype}},
+           location));
 }
 
 Variable RandomStream::integers(std::int64_t low, std::int64_t high, const Dims& shape,
                                 DType dtype, const std::source_location& location) {
   Variable state = next_state();
-  return draw(updates_, state, "RandomIntegers",
-              Attrs{{"low", low}, {"high", high}, {"shape", shape_list(shape)}, {"dtype", dtype}},
-              location);
+  return recorded(
+      draw(updates_, state, "RandomIntegers",
+           Attrs{{"low", low}, {"high", high}, {"shape", shape_list(shape)}, {"dtype", dtype}},
+           location));
 }
 
 Variable RandomStream::dropout(const Variable& x, double p, bool training,

@@ -13,6 +13,8 @@
 #include "tscope/graph/clone_replace.h"
 #include "tscope/ops/elementwise.h"
 #include "tscope/ops/elementwise_more.h"
+#include "tscope/ops/indexing.h"
+#include "tscope/ops/random.h"
 #include "tscope/ops/registry.h"
 #include "tscope/ops/shape.h"
 #include "tscope/rewrite/pipeline.h"
@@ -262,6 +264,51 @@ std::vector<std::int64_t> sorted_taps(std::vector<std::int64_t> taps,
   return taps;
 }
 
+// The step's own updates, then its draws' (a draw the step also returns is listed once);
+// checked: a shared target, a value of its type, each target once.
+std::vector<Update> step_updates(const std::vector<Update>& returned,
+                                 const std::vector<RandomDrawRecorder::Draw>& draws,
+                                 const std::string& scan) {
+  std::vector<Update> updates;
+  auto same = [](const Variable& a, const Variable& b) { return a.node() == b.node(); };
+  auto add = [&](const Update& update, bool drawn) {
+    if (!update.shared.defined() || update.shared.kind() != VariableKind::Shared) {
+      throw_error(ErrorKind::InvalidArgument,
+                  "scan '{}': the step updates '{}', which is not a shared variable", scan,
+                  update.shared.defined() ? update.shared.to_string() : "<undefined>");
+    }
+    for (const Update& known : updates) {
+      if (!same(known.shared, update.shared)) continue;
+      if (drawn && same(known.new_value, update.new_value)) return;
+      throw_error(ErrorKind::InvalidArgument,
+                  "scan '{}': the step updates shared variable '{}' twice", scan,
+                  update.shared.name());
+    }
+    if (!update.new_value.defined()) {
+      throw_error(ErrorKind::InvalidArgument, "scan '{}': the step's update of '{}' has no value",
+                  scan, update.shared.name());
+    }
+    const Type& target = update.shared.type();
+    const Type& value = update.new_value.type();
+    if (value.dtype != target.dtype || !dims_compatible(value.dims, target.dims)) {
+      Error error(ErrorKind::TypeMismatch,
+                  fmt::format("scan '{}': the step updates shared variable '{}' ({}) with a "
+                              "value of type {}",
+                              scan, update.shared.name(), target.to_string(), value.to_string()));
+      if (update.new_value.owner() != nullptr) {
+        error.add_context("the value comes from " + update.new_value.owner()->describe());
+      }
+      throw error;
+    }
+    updates.push_back(update);
+  };
+  for (const Update& update : returned) add(update, false);
+  for (const RandomDrawRecorder::Draw& draw : draws) {
+    add({draw.update.shared, draw.update.new_value}, true);
+  }
+  return updates;
+}
+
 }  // namespace
 }  // namespace runtime
 
@@ -273,6 +320,8 @@ ScanResult scan(const ScanStepFn& step,
                 const std::source_location& location) {
   using runtime::ScanLayout;
   const std::string& name = options.name;
+  std::optional<ProvenanceScope> provenance;
+  if (options.provenance.has_value()) provenance.emplace(*options.provenance, false);
   if (outputs_info.empty()) {
     throw_error(ErrorKind::InvalidArgument,
                 "scan '{}': outputs_info is empty; a loop needs at least one output", name);
@@ -388,9 +437,20 @@ ScanResult scan(const ScanStepFn& step,
   if (n_steps.dtype() != DType::Int64) n_steps = cast(n_steps, DType::Int64, location);
   outer_inputs[0] = n_steps;
 
+  // Draws made by the step are recorded, so they advance their state every step; the recorder
+  // lives to the end, so that an enclosing loop's step sees them with this loop's final states.
+  RandomDrawRecorder draws;
   std::vector<Variable> step_inputs = placeholders;
-  std::vector<Variable> results = step(step_inputs);
-  const std::size_t expected = outputs_info.size() + (options.until ? 1 : 0);
+  ScanStep returned = [&] {
+    // The step's nodes take their own sites, not the loop's.
+    provenance.reset();
+    ScanStep result = step(step_inputs);
+    if (options.provenance.has_value()) provenance.emplace(*options.provenance, false);
+    return result;
+  }();
+  std::vector<Variable> results = std::move(returned.outputs);
+  const std::size_t user_outputs = outputs_info.size();
+  const std::size_t expected = user_outputs + (options.until ? 1 : 0);
   if (results.size() != expected) {
     throw_error(ErrorKind::InvalidArgument,
                 "scan '{}': the step returned {} outputs; outputs_info has {} entries{}", name,
@@ -431,10 +491,35 @@ ScanResult scan(const ScanStepFn& step,
     }
   }
 
-  // Values read from the enclosing graph join the non-sequences, through placeholders, so that
-  // the body is a closed graph.
-  std::vector<Variable> captured = runtime::captured_values(results, placeholders);
+  // Updated shared variables become states after the outputs: placeholders before the
+  // non-sequences', initial values after the outputs', new values before the stop condition.
+  const std::vector<Update> updates = runtime::step_updates(returned.updates, draws.draws(), name);
+  std::vector<Variable> body_results(results.begin(),
+                                     results.begin() + static_cast<std::ptrdiff_t>(user_outputs));
+  std::vector<Variable> update_placeholders;
   std::vector<std::pair<Variable, Variable>> replacements;
+  for (const Update& update : updates) {
+    const Variable& target = update.shared;
+    update_placeholders.push_back(make_input(target.dtype(), target.type().dims,
+                                             runtime::tap_name(target.name(), -1), location));
+    replacements.emplace_back(target, update_placeholders.back());
+    std::vector<std::int64_t> pattern{-1};
+    for (int axis = 0; axis < target.rank(); ++axis) pattern.push_back(axis);
+    outer_inputs.push_back(dimshuffle(target, pattern, location));
+    ScanLayout::Output output;
+    output.taps = {-1};
+    layout.outputs.push_back(std::move(output));
+    body_results.push_back(update.new_value);
+  }
+  if (options.until) body_results.push_back(results.back());
+  placeholders.insert(placeholders.end() - static_cast<std::ptrdiff_t>(non_sequences.size()),
+                      update_placeholders.begin(), update_placeholders.end());
+
+  // Values read from the enclosing graph join the non-sequences, through placeholders, so that
+  // the body is a closed graph. Updated shared variables are read through their states.
+  std::vector<Variable> inside = placeholders;
+  for (const Update& update : updates) inside.push_back(update.shared);
+  std::vector<Variable> captured = runtime::captured_values(body_results, inside);
   for (const Variable& value : captured) {
     Variable placeholder =
         make_input(value.dtype(), value.type().dims,
@@ -443,14 +528,28 @@ ScanResult scan(const ScanStepFn& step,
     placeholders.push_back(placeholder);
   }
   std::vector<Variable> body_outputs =
-      replacements.empty() ? results : clone_replace(results, replacements);
+      replacements.empty() ? body_results : clone_replace(body_results, replacements);
   layout.non_sequence_count = static_cast<int>(non_sequences.size() + captured.size());
   outer_inputs.insert(outer_inputs.end(), non_sequences.begin(), non_sequences.end());
   outer_inputs.insert(outer_inputs.end(), captured.begin(), captured.end());
 
   auto body = std::make_shared<const runtime::ScanBody>(std::move(layout), std::move(placeholders),
                                                         std::move(body_outputs));
-  return ScanResult{runtime::apply_scan(std::move(body), std::move(outer_inputs), location)};
+  std::vector<Variable> outputs =
+      runtime::apply_scan(std::move(body), std::move(outer_inputs), location);
+  ScanResult result;
+  result.outputs.assign(outputs.begin(),
+                        outputs.begin() + static_cast<std::ptrdiff_t>(user_outputs));
+  for (std::size_t k = 0; k < updates.size(); ++k) {
+    const Variable final_value = subtensor(outputs[user_outputs + k], {-1}, location);
+    result.updates.push_back({updates[k].shared, final_value});
+    for (RandomDrawRecorder::Draw& draw : draws.draws()) {
+      if (draw.update.shared.node() != updates[k].shared.node()) continue;
+      draw.update.new_value = final_value;
+      if (draw.stream != nullptr) draw.stream->set_state_update(draw.index, final_value);
+    }
+  }
+  return result;
 }
 
 }  // namespace tscope

@@ -8,6 +8,7 @@
 
 #include "support/test_util.h"
 #include "tscope/grad/verify_grad.h"
+#include "tscope/ops/random.h"
 #include "tscope/profile/json_export.h"
 #include "tscope/profile/report_folded.h"
 #include "tscope/profile/tips.h"
@@ -397,6 +398,21 @@ std::vector<GradCase> grad_cases() {
          return r.outputs[0];
        },
        {random_doubles({5, 2}, 18), random_doubles({2}, 19), random_doubles({2}, 21)}});
+  cases.push_back({"random_draw_in_the_step",
+                   [](const std::vector<Variable>& in) {
+                     // Noise drawn every step; without the loop's updates each evaluation
+                     // starts from the same state, so the function is deterministic.
+                     RandomStream rng(5);
+                     const Variable& w = in[2];
+                     return scan(
+                                [&](const std::vector<Variable>& s) {
+                                  Variable noise = rng.normal(1.0, 0.1, {2}, DType::Float64);
+                                  return std::vector<Variable>{tanh(s[0] * w + s[1]) * noise};
+                                },
+                                {in[0]}, {in[1]})
+                         .outputs[0];
+                   },
+                   {random_doubles({4, 2}, 22), random_doubles({2}, 23), random_doubles({2}, 24)}});
   cases.push_back({"second_derivative",
                    [](const std::vector<Variable>& in) {
                      const Variable& w = in[1];
