@@ -85,6 +85,7 @@ struct Stage {
 
 std::vector<LocalRule> clamp_rules() { return {clamp_rule()}; }
 std::vector<LocalRule> loop_rules() { return {loop_invariant_rule()}; }
+std::vector<LocalRule> loop_sequence_rules() { return {loop_sequence_work_rule()}; }
 
 // Order matters: loops first, so that what leaves a loop meets every later stage; BLAS products
 // before layouts; the blocked convolutions' fusions right after
@@ -97,6 +98,7 @@ constexpr Stage kStages[] = {
     {"hoist_loop_invariants", nullptr, loop_rules},
     {"merge_sibling_loops",
      [](FunctionGraph& graph, const PipelineSettings&) { return merge_sibling_loops(graph); }},
+    {"push_out_sequence_work", nullptr, loop_sequence_rules},
     {"keep_last_steps_only",
      [](FunctionGraph& graph, const PipelineSettings&) { return keep_last_steps_only(graph); }},
     {"use_blas_products", nullptr, blas_rules},

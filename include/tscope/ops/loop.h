@@ -38,6 +38,12 @@ class LoopBody : public Subgraph {
   /// inputs (`outer_inputs`, then one per hoisted value). nullopt when there is none.
   [[nodiscard]] virtual std::optional<Hoisted> hoist_invariants(
       const std::vector<Variable>& outer_inputs) const = 0;
+  /// The same loop with the body's values that depend on one sequence row and on loop-invariant
+  /// values only (x[t] . W, an elementwise chain of x[t]) computed for every row at once, before
+  /// the loop (one product over all rows instead of one per step), and read as new sequences
+  /// (after the others, tap 0). nullopt when there is none, or for a while loop.
+  [[nodiscard]] virtual std::optional<Hoisted> push_out_sequence_work(
+      const std::vector<Variable>& outer_inputs) const = 0;
   /// One loop doing the work of this one and `other` in lockstep, when both run over the same
   /// sequences (`outer_inputs` and `other_outer_inputs` hold the same step count and sequence
   /// Variables, with the same taps and direction) and neither is a while loop: the new body

@@ -27,6 +27,13 @@ Replacements hoist_invariants(const FunctionGraph&, ApplyNode& node) {
   return loop_node(node, std::move(hoisted->body), std::move(hoisted->outer_inputs))->outputs();
 }
 
+Replacements push_out_sequence_work(const FunctionGraph&, ApplyNode& node) {
+  std::optional<LoopBody::Hoisted> pushed =
+      loop_body(node.attrs()).push_out_sequence_work(node.inputs());
+  if (!pushed.has_value()) return {};
+  return loop_node(node, std::move(pushed->body), std::move(pushed->outer_inputs))->outputs();
+}
+
 // Whether `node` is x[-1]: a Subtensor taking the last row of axis 0 with a constant index.
 bool takes_last_row(const ApplyNode& node) {
   if (node.op().name != "Subtensor" || node.num_inputs() != 1) return false;
@@ -82,6 +89,10 @@ std::int64_t merge_sibling_loops(FunctionGraph& graph) {
 
 LocalRule loop_invariant_rule() {
   return {"hoist_loop_invariants", {&op_def("Scan")}, hoist_invariants};
+}
+
+LocalRule loop_sequence_work_rule() {
+  return {"push_out_sequence_work", {&op_def("Scan")}, push_out_sequence_work};
 }
 
 std::int64_t keep_last_steps_only(FunctionGraph& graph) {

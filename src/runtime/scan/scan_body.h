@@ -74,6 +74,8 @@ class ScanBody final : public LoopBody {
   [[nodiscard]] std::string printed_name() const override { return "Scan{" + layout_.name + "}"; }
   [[nodiscard]] std::optional<Hoisted> hoist_invariants(
       const std::vector<Variable>& outer_inputs) const override;
+  [[nodiscard]] std::optional<Hoisted> push_out_sequence_work(
+      const std::vector<Variable>& outer_inputs) const override;
   [[nodiscard]] std::optional<Hoisted> merged_with(
       const LoopBody& other,
       const std::vector<Variable>& outer_inputs,

@@ -38,9 +38,10 @@ TEST(OptimizerProfile, CompileRecordCarriesEveryRewrite) {
   const std::vector<Expected> expected = {
       // exp(x) + exp(x): the second exp joins the first (one node leaves).
       {"merge_duplicate_nodes", 1000, 5, 1, 0, 1},
-      // No loop: the loop rule is never tried, and the loop passes look and change nothing.
+      // No loop: the loop rules are never tried, and the loop passes look and change nothing.
       {"hoist_loop_invariants", 0, 0, 0, 0, 0},
       {"merge_sibling_loops", 1000, 4, 0, 0, 0},
+      {"push_out_sequence_work", 0, 0, 0, 0, 0},
       {"keep_last_steps_only", 1000, 4, 0, 0, 0},
       // One Dot becomes a Dot22 ...
       {"dot_to_dot22", 1000, 1, 1, 1, 1},
@@ -125,7 +126,9 @@ TEST(OptimizerProfile, JsonRoundTripKeepsTheSection) {
       profile::parse_profile_json(profile::to_json_text({profile}, options), "optimizer");
   EXPECT_TRUE(document.report.show_optimizer);
   ASSERT_EQ(document.profiles.size(), 1u);
-  EXPECT_EQ(document.profiles[0].functions[0].compile.rewrites.size(), 11u);
+  ASSERT_FALSE(profile.functions[0].compile.rewrites.empty());
+  EXPECT_EQ(document.profiles[0].functions[0].compile.rewrites.size(),
+            profile.functions[0].compile.rewrites.size());
   EXPECT_EQ(profile::render_text(document.profiles[0], document.report),
             profile::render_text(profile, options));
 }

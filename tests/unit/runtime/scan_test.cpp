@@ -503,6 +503,83 @@ TEST(ScanRewrite, InvariantWorkLeavesTheLoop) {
             hoisted_rules.end());
 }
 
+// Per-step work on a sequence row and loop-invariant values moves before the loop, computed for
+// every row at once; forwards, backwards, with taps, with broadcasting, and through grad.
+TEST(ScanRewrite, SequenceWorkLeavesTheLoop) {
+  Variable x = tensor3(DType::Float64, "x");  // (steps, batch, in)
+  Variable v = matrix(DType::Float64, "v");   // (steps, 3)
+  Variable w = shared(random_doubles({4, 3}, 40), "w");
+  Variable u = shared(random_doubles({3, 3}, 41), "u");
+  Variable m = shared(random_doubles({2, 3}, 42), "m");
+  Variable c = shared(random_doubles({3}, 43), "c");
+  const Variable h0 = constant(Tensor::zeros(DType::Float64, {2, 3}));
+  // h[t] = tanh(x[t] . w + h[t-1] . u): x[t] . w leaves as one product over all rows.
+  Variable rnn = scan(
+                     [&](const std::vector<Variable>& in) {
+                       return std::vector<Variable>{tanh(dot(in[0], w) + dot(in[1], u))};
+                     },
+                     {x}, {h0}, {}, {.name = "rnn"})
+                     .outputs[0];
+  // Backwards over v with taps {-1, 1}: exp(v[t-1]) * 2 + v[t+1] . u, and a plain output
+  // summing v[t-1] broadcast against the matrix m.
+  ScanResult taps = scan(
+      [&](const std::vector<Variable>& in) {
+        Variable g = sin(in[2]) + exp(in[0]) * 2.0 + dot(in[1], u) * c;
+        return std::vector<Variable>{g, sum(in[0] + m)};
+      },
+      {ScanSequence(v, {-1, 1})},
+      {constant(Tensor::zeros(DType::Float64, {3})), ScanOutput::none()}, {},
+      {.name = "taps", .go_backwards = true});
+  Variable cost = sum(rnn * rnn) + sum(taps.outputs[0]) + sum(taps.outputs[1]);
+  std::vector<Variable> outputs{rnn, taps.outputs[0], taps.outputs[1]};
+  for (const Variable& g : grad(cost, {w, u, m, c, x, v})) outputs.push_back(g);
+  auto compiled = [&](std::vector<std::string> excluded) {
+    FunctionOptions options;
+    options.profile = true;
+    options.excluded_rewrites = std::move(excluded);
+    return function({x, v}, outputs, {}, options);
+  };
+  Function pushed = compiled({});
+  Function kept = compiled({"push_out_sequence_work"});
+  const Tensor xs = random_doubles({5, 2, 4}, 44);
+  const Tensor vs = random_doubles({6, 3}, 45);
+  const std::vector<Tensor> got = pushed({xs, vs});
+  const std::vector<Tensor> expected = kept({xs, vs});
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_TRUE(all_close(got[i], expected[i], 1e-10, 1e-10));
+  }
+  std::int64_t applied = 0;
+  for (const profile::RewriteRecord& rule : pushed.profile_record().compile.rewrites) {
+    if (rule.name == "push_out_sequence_work") applied = rule.applied_count;
+  }
+  // Both forward loops and the backward loops that redo their steps.
+  EXPECT_GE(applied, 2);
+  std::size_t pushed_body = 0, kept_body = 0;
+  for (const auto& loop : pushed.profile_record().loops) pushed_body += loop.body.nodes.size();
+  for (const auto& loop : kept.profile_record().loops) kept_body += loop.body.nodes.size();
+  EXPECT_LT(pushed_body, kept_body);
+}
+
+// A while loop keeps its sequence work: it may stop long before its sequence ends.
+TEST(ScanRewrite, WhileLoopKeepsItsSequenceWork) {
+  Variable x = vector(DType::Float64, "x");
+  ScanResult loop = scan(
+      [&](const std::vector<Variable>& in) {
+        Variable next = in[1] + exp(in[0]);
+        return std::vector<Variable>{next, ge(next, 3.0)};
+      },
+      {x}, {constant(Tensor::scalar(0.0, DType::Float64))}, {}, {.until = true});
+  FunctionOptions options;
+  options.profile = true;
+  Function f = function({x}, {loop.outputs[0]}, {}, options);
+  (void)f({random_doubles({8}, 46)});
+  for (const profile::RewriteRecord& rule : f.profile_record().compile.rewrites) {
+    if (rule.name == "push_out_sequence_work") EXPECT_EQ(rule.applied_count, 0);
+  }
+}
+
 TEST(ScanTips, StepsTooSmallForTheirOverheadAreNamed) {
   // A tiny body (one scalar add per step) against a body with real work per step.
   auto loop_record = [](std::int64_t width) {
@@ -628,7 +705,8 @@ TEST(ScanProfile, BodyProfileNestsUnderTheLoopNode) {
       [](const std::vector<Variable>& in) {
         ScanResult inner = scan(
             [](const std::vector<Variable>& row) {
-              return std::vector<Variable>{row[1] + exp(row[0])};
+              // exp reads the state: it stays in the body (x[t] alone would leave the loop).
+              return std::vector<Variable>{row[1] + exp(row[0] - row[1])};
             },
             {in[0]}, {constant(Tensor::scalar(0.0, DType::Float64))}, {}, {.name = "row_sum"});
         return std::vector<Variable>{in[1] + subtensor(inner.outputs[0], {-1})};
