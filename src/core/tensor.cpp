@@ -6,6 +6,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "strided_copy.h"
+
 namespace tscope {
 namespace {
 // Element offset (in elements) of a row-major flat index under `shape`/`strides`.
@@ -147,13 +149,7 @@ Tensor Tensor::clone() const {
     std::memcpy(result.raw_data(), raw_data(), static_cast<std::size_t>(count) * item);
     return result;
   }
-  const char* base = static_cast<const char*>(buffer_->data());
-  char* out = static_cast<char*>(result.raw_data());
-  for (std::int64_t i = 0; i < count; ++i) {
-    const std::int64_t element = offset_ + strided_offset(i, shape_, strides_);
-    std::memcpy(out + i * static_cast<std::int64_t>(item),
-                base + element * static_cast<std::int64_t>(item), item);
-  }
+  detail::copy_strided(raw_data(), shape_, strides_, item, result.raw_data());
   return result;
 }
 
