@@ -21,6 +21,7 @@ struct OpenMpRuntime {
   IntQuery in_parallel = nullptr;
   IntQuery thread_num = nullptr;
   IntQuery num_threads = nullptr;
+  void (*set_num_threads)(int) = nullptr;
 
   [[nodiscard]] bool usable() const {
     return parallel != nullptr && max_threads != nullptr && in_parallel != nullptr &&
@@ -34,11 +35,10 @@ Fn find(const char* name) {
 }
 
 const OpenMpRuntime& runtime() {
-  static const OpenMpRuntime found{find<GompParallel>("GOMP_parallel"),
-                                   find<IntQuery>("omp_get_max_threads"),
-                                   find<IntQuery>("omp_in_parallel"),
-                                   find<IntQuery>("omp_get_thread_num"),
-                                   find<IntQuery>("omp_get_num_threads")};
+  static const OpenMpRuntime found{
+      find<GompParallel>("GOMP_parallel"),   find<IntQuery>("omp_get_max_threads"),
+      find<IntQuery>("omp_in_parallel"),     find<IntQuery>("omp_get_thread_num"),
+      find<IntQuery>("omp_get_num_threads"), find<void (*)(int)>("omp_set_num_threads")};
   return found;
 }
 
@@ -65,6 +65,19 @@ void run_team_member(void* data) {
   for (int index = member; index < team.parts; index += size) team.body(team.data, index);
 }
 }  // namespace
+
+OneThreadScope::OneThreadScope() noexcept {
+  const OpenMpRuntime& omp = runtime();
+  if (omp.set_num_threads == nullptr || omp.max_threads == nullptr) return;
+  const int threads = omp.max_threads();
+  if (threads <= 1) return;
+  previous_ = threads;
+  omp.set_num_threads(1);
+}
+
+OneThreadScope::~OneThreadScope() {
+  if (previous_ > 0) runtime().set_num_threads(previous_);
+}
 
 int chunk_count(std::int64_t count, int threads) {
   if (threads <= 1 || count < 2 * kMinElementsPerChunk) return 1;

@@ -36,6 +36,20 @@ struct ChunkRange {
 /// (omp_get_max_threads, what `--threads` sets), 1 inside a parallel region or without a runtime.
 [[nodiscard]] int parallel_threads();
 
+/// While alive, OpenMP regions this thread starts (oneDNN's included) run on this thread alone:
+/// for work too small to repay waking the team, whose woken threads would then spin beside the
+/// caller's next node. Other threads' settings are untouched.
+class OneThreadScope {
+ public:
+  OneThreadScope() noexcept;
+  ~OneThreadScope();
+  OneThreadScope(const OneThreadScope&) = delete;
+  OneThreadScope& operator=(const OneThreadScope&) = delete;
+
+ private:
+  int previous_ = 0;  // the thread count to restore; 0: nothing was changed
+};
+
 /// Runs `body(data, index)` for index in [0, parts) spread over the OpenMP team (each index once);
 /// serially when parts is 1 or there is no runtime. Callers go through for_each_chunk.
 void run_parts(int parts, void (*body)(void* data, int index), void* data);

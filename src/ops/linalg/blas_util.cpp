@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "tscope/graph/apply.h"
 #include "tscope/ops/linalg.h"
+#include "tscope/ops/parallel_chunks.h"
 
 namespace tscope {
 namespace {
@@ -105,6 +107,10 @@ void sgemm_row_major(CBLAS_TRANSPOSE transpose_a,
                      float beta,
                      float* c,
                      int ldc) {
+  // A small product (one step of a loop's recurrent gemm) finishes on one thread before a second
+  // could join; waking the team costs more, and the woken thread then spins beside the next node.
+  std::optional<OneThreadScope> one_thread;
+  if (2.0 * m * n * k < kMinFlopsForThreads) one_thread.emplace();
   // dnnl_sgemm takes the same row-major operands as cblas_sgemm, transposes as 'N'/'T'.
   const auto flag = [](CBLAS_TRANSPOSE t) { return t == CblasNoTrans ? 'N' : 'T'; };
   if (dnnl_sgemm(flag(transpose_a), flag(transpose_b), m, n, k, alpha, a, lda, b, ldb, beta, c,

@@ -43,6 +43,9 @@ void record_blas_copy(const KernelContext& ctx, std::int64_t bytes);
 /// Throws ShapeMismatch naming the node when a kernel's input shapes disagree.
 [[noreturn]] void throw_kernel_shape_error(const KernelContext& ctx, const std::string& message);
 
+/// Products of fewer flops run on the calling thread alone (sgemm_row_major).
+inline constexpr double kMinFlopsForThreads = 4e6;
+
 /// Row-major float32 gemm on oneDNN's sgemm, falling back to CBLAS where oneDNN declines. Float32
 /// products run on the OpenMP threads the convolutions and Gemm use: alternating with OpenBLAS's
 /// own pool made each library's idle workers spin and take cores from the other's next call.

@@ -84,6 +84,22 @@ TEST(ParallelChunks, LongLoopsRunOnSeveralThreadsShortOnesOnTheCaller) {
   EXPECT_EQ(*threads.begin(), std::this_thread::get_id());
 }
 
+// Work too small for a team (small matrix products) runs inside a OneThreadScope: OpenMP regions
+// the thread starts meanwhile run on it alone, and the setting comes back afterwards.
+TEST(ParallelChunks, OneThreadScopeKeepsRegionsOnTheCaller) {
+  const testing::ScopedOpenMpThreads two_threads(2);
+  ASSERT_EQ(parallel_threads(), 2);
+  {
+    const ops::detail::OneThreadScope one_thread;
+    EXPECT_EQ(parallel_threads(), 1);
+    std::set<std::thread::id> threads;
+    for_each_chunk(4 * kMinElementsPerChunk,
+                   [&](std::int64_t, std::int64_t) { threads.insert(std::this_thread::get_id()); });
+    EXPECT_EQ(threads, std::set<std::thread::id>{std::this_thread::get_id()});
+  }
+  EXPECT_EQ(parallel_threads(), 2);
+}
+
 struct LoopCase {
   const char* name;
   std::vector<Dims> shapes;
