@@ -10,6 +10,7 @@
 // gets that axis from scan(), so the body always reads rows). The body is rewritten and linked
 // into its own Program once, on first run, and shared by every frame and function that runs it.
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -122,6 +123,14 @@ class ScanBody final : public LoopBody {
 [[nodiscard]] std::vector<Variable> clone_with(
     const std::vector<Variable>& outputs,
     const std::vector<std::pair<Variable, Variable>>& replacements);
+
+/// Of the body nodes in `order` for which `moves` is true (nodes a rewrite takes out of the loop),
+/// the output values the rest reads: inputs of the other nodes in `order`, and `outputs`; each
+/// once, in order of first use.
+[[nodiscard]] std::vector<Variable> values_read_outside(
+    const std::vector<ApplyNode*>& order,
+    const std::function<bool(const ApplyNode*)>& moves,
+    const std::vector<Variable>& outputs);
 
 /// Applies a Scan node running `body` to `outer_inputs` (layout order) and returns its outputs.
 [[nodiscard]] std::vector<Variable> apply_scan(std::shared_ptr<const ScanBody> body,

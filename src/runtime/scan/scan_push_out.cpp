@@ -92,20 +92,8 @@ std::optional<LoopBody::Hoisted> ScanBody::push_out_sequence_work(
   }
 
   // The row values the rest of the body reads, and the outputs that are row values.
-  std::vector<Variable> frontier;
-  std::unordered_map<const VariableNode*, bool> in_frontier;
-  auto add = [&](const Variable& value) {
-    if (value.owner() == nullptr || !lifted_nodes[value.owner()]) return;
-    if (!in_frontier[value.node()]) {
-      in_frontier[value.node()] = true;
-      frontier.push_back(value);
-    }
-  };
-  for (ApplyNode* node : order) {
-    if (lifted_nodes[node]) continue;
-    for (const Variable& input : node->inputs()) add(input);
-  }
-  for (const Variable& output : outputs_) add(output);
+  const std::vector<Variable> frontier = values_read_outside(
+      order, [&](const ApplyNode* node) { return lifted_nodes[node]; }, outputs_);
   if (frontier.empty()) return std::nullopt;
 
   // Outer forms: a sequence tap becomes the rows it reads at steps 0, 1, ...; an invariant value

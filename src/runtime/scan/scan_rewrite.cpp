@@ -25,6 +25,23 @@ std::vector<Variable> clone_with(const std::vector<Variable>& outputs,
   return clone_replace(outputs, used);
 }
 
+std::vector<Variable> values_read_outside(const std::vector<ApplyNode*>& order,
+                                          const std::function<bool(const ApplyNode*)>& moves,
+                                          const std::vector<Variable>& outputs) {
+  std::vector<Variable> read;
+  std::unordered_set<const VariableNode*> seen;
+  auto add = [&](const Variable& value) {
+    if (value.owner() == nullptr || !moves(value.owner())) return;
+    if (seen.insert(value.node()).second) read.push_back(value);
+  };
+  for (const ApplyNode* node : order) {
+    if (moves(node)) continue;
+    for (const Variable& input : node->inputs()) add(input);
+  }
+  for (const Variable& output : outputs) add(output);
+  return read;
+}
+
 std::optional<LoopBody::Hoisted> ScanBody::hoist_invariants(
     const std::vector<Variable>& outer_inputs) const {
   // Values that depend only on non-sequences and constants, in topological order.
@@ -44,18 +61,8 @@ std::optional<LoopBody::Hoisted> ScanBody::hoist_invariants(
     hoistable.insert(node);
     for (int i = 0; i < node->num_outputs(); ++i) invariant.insert(&node->output_node(i));
   }
-  // The hoisted values the rest of the body reads: inputs of the other nodes, and outputs.
-  std::vector<Variable> frontier;
-  std::unordered_set<const VariableNode*> in_frontier;
-  auto add = [&](const Variable& value) {
-    if (value.owner() == nullptr || hoistable.count(value.owner()) == 0) return;
-    if (in_frontier.insert(value.node()).second) frontier.push_back(value);
-  };
-  for (ApplyNode* node : order) {
-    if (hoistable.count(node) != 0) continue;
-    for (const Variable& input : node->inputs()) add(input);
-  }
-  for (const Variable& output : outputs_) add(output);
+  const std::vector<Variable> frontier = values_read_outside(
+      order, [&](const ApplyNode* node) { return hoistable.count(node) != 0; }, outputs_);
   if (frontier.empty()) return std::nullopt;
 
   std::vector<std::pair<Variable, Variable>> to_outer;
