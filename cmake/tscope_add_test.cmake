@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # tscope_add_test(NAME <target> LABELS <label> SOURCES <files...> LIBS <targets...>)
-# builds one GoogleTest binary and registers each of its tests with CTest under the given label.
+# builds one GoogleTest binary and registers each of its tests with CTest under the given label
+# (the whole binary as one test with TSCOPE_TEST_PER_BINARY).
 include(GoogleTest)
 function(tscope_add_test)
   cmake_parse_arguments(ARG "" "NAME" "LABELS;SOURCES;LIBS" ${ARGN})
@@ -15,8 +16,13 @@ function(tscope_add_test)
                                             GTest::gtest_main tscope_warnings tscope_sanitizers)
   # TSCOPE_FLAGS sets FunctionOptions' defaults: set empty, so that the shell a test runs from
   # cannot change its outcome. A test about the flags sets them itself.
-  gtest_discover_tests(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" ENVIRONMENT "TSCOPE_FLAGS="
-                       DISCOVERY_TIMEOUT 60)
+  if(TSCOPE_TEST_PER_BINARY)
+    add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME})
+    set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" ENVIRONMENT "TSCOPE_FLAGS=")
+  else()
+    gtest_discover_tests(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" ENVIRONMENT "TSCOPE_FLAGS="
+                         DISCOVERY_TIMEOUT 60)
+  endif()
 endfunction()
 
 # tscope_add_exit_test(NAME <test> EXIT <code> [OUTPUT <regex>] LABELS <labels...>

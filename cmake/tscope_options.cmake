@@ -10,6 +10,10 @@ endif()
 option(TSCOPE_BUILD_TESTS "Build the GoogleTest suites" ${_tscope_top_level})
 option(TSCOPE_BUILD_BENCHMARKS "Build the Google Benchmark binaries" OFF)
 option(TSCOPE_WERROR "Treat compiler warnings as errors" OFF)
+# A sanitized test binary takes about half a second to start and to check for leaks at exit, so
+# starting one per test dominated the dev suite; as one CTest test per binary, its tests run in one
+# process (GoogleTest's own way) and CTest lists the binary instead of each test.
+option(TSCOPE_TEST_PER_BINARY "Register each GoogleTest binary as one CTest test" OFF)
 option(TSCOPE_ZONES "Compile the host-code zone macros (TSCOPE_ZONE, ...); OFF: they expand to nothing"
        ON)
 set(TSCOPE_SANITIZE "" CACHE STRING "Semicolon list of sanitizers (address;undefined;thread)")

@@ -581,13 +581,15 @@ TEST(ScanRewrite, WhileLoopKeepsItsSequenceWork) {
 }
 
 TEST(ScanTips, StepsTooSmallForTheirOverheadAreNamed) {
-  // A tiny body (one scalar add per step) against a body with real work per step.
+  // A tiny body (one scalar add per step) against a body with real work per step: two
+  // (400,) x (400, 400) products, far above the step overhead even in a sanitized build.
   auto loop_record = [](std::int64_t width) {
     Variable x = matrix(DType::Float64, "x");
     Variable w = shared(random_doubles({width, width}, 40), "w");
     ScanResult loop = scan(
         [&](const std::vector<Variable>& in) {
-          return std::vector<Variable>{width == 1 ? in[1] + in[0] : tanh(dot(in[1], w) + in[0])};
+          return std::vector<Variable>{width == 1 ? in[1] + in[0]
+                                                  : tanh(dot(dot(in[1], w), w) + in[0])};
         },
         {x}, {constant(Tensor::zeros(DType::Float64, {width}))}, {}, {.name = "loop"});
     FunctionOptions options;
