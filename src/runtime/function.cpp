@@ -13,6 +13,7 @@
 #include "profile_merge.h"
 #include "program.h"
 #include "signature_cost.h"
+#include "static_dims.h"
 #include "thread_mark.h"
 #include "trace_labels.h"
 #include "tscope/ops/linalg.h"
@@ -143,12 +144,7 @@ void FunctionImpl::compile(const std::vector<Variable>& inputs,
     }
     const Type& target = update.shared.type();
     const Type& value = update.new_value.type();
-    bool compatible = target.dtype == value.dtype && target.rank() == value.rank();
-    for (int axis = 0; compatible && axis < target.rank(); ++axis) {
-      compatible = target.dims[axis] == kUnknownDim || value.dims[axis] == kUnknownDim ||
-                   target.dims[axis] == value.dims[axis];
-    }
-    if (!compatible) {
+    if (target.dtype != value.dtype || !runtime::dims_compatible(target.dims, value.dims)) {
       Error error(ErrorKind::TypeMismatch,
                   fmt::format("update of shared variable '{}' ({}) with a value of type {}",
                               update.shared.name(), target.to_string(), value.to_string()));

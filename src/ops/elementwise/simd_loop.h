@@ -38,16 +38,13 @@ concept HasWideKernels = requires {
   Simd::kWide;
 };
 
-/// The policy's widest kernel for C on this CPU, or null.
+/// The policy's widest kernel for C on this CPU, or null; looked up once (a Composite calls its
+/// block kernels once per tile).
 template <class C, class Simd>
 WideKernel<C> wide_kernel_of() noexcept {
   if constexpr (HasWideKernels<Simd>) {
-    const WideKernels& kernels = wide_kernels(Simd::kWide);
-    if constexpr (std::is_same_v<C, float>) {
-      return kernels.f32;
-    } else {
-      return kernels.f64;
-    }
+    static const WideKernel<C> kernel = kernel_for<C>(wide_kernels(Simd::kWide));
+    return kernel;
   } else {
     return nullptr;
   }

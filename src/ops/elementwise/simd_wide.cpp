@@ -37,10 +37,4 @@ WideKernels wide_kernels_of_width(WideUnary fn, int bits) noexcept {
   return {};
 }
 
-const char* wide_simd_name() noexcept {
-  const WideKernels* table = widest_table();
-  if (table == nullptr) return "sse";
-  return table == wide_kernels_avx512() ? "avx512" : "avx2";
-}
-
 }  // namespace tscope::ops::detail

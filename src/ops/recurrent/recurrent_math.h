@@ -78,14 +78,7 @@ struct FastMath {
   }
 
   /// The elementwise ops' wide kernel for `fn` on this CPU (in place is allowed), or null.
-  static WideKernel<T> wide(WideUnary fn) {
-    const WideKernels& kernels = wide_kernels(fn);
-    if constexpr (std::is_same_v<T, float>) {
-      return kernels.f32;
-    } else {
-      return kernels.f64;
-    }
-  }
+  static WideKernel<T> wide(WideUnary fn) { return kernel_for<T>(wide_kernels(fn)); }
 
   // Without wide kernels: SLEEF's 3.5-ULP tanh (about twice as fast as the 1-ULP one) and
   // sigmoid as 1 / (1 + exp(-x)) with the 1-ULP exp (three times faster than going through tanh);

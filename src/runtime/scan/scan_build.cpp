@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "../static_dims.h"
 #include "scan_body.h"
 #include "tscope/graph/apply.h"
 #include "tscope/graph/clone_replace.h"
@@ -70,13 +71,6 @@ Type row_type(const Type& type) {
   return Type{type.dtype, dims};
 }
 
-bool dims_compatible(const Dims& a, const Dims& b) {
-  if (a.rank() != b.rank()) return false;
-  for (int axis = 0; axis < a.rank(); ++axis) {
-    if (a[axis] != kUnknownDim && b[axis] != kUnknownDim && a[axis] != b[axis]) return false;
-  }
-  return true;
-}
 }  // namespace
 
 ScanBody::ScanBody(ScanLayout layout, std::vector<Variable> inputs, std::vector<Variable> outputs)

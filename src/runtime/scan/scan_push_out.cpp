@@ -40,10 +40,6 @@ bool liftable(const ApplyNode& node, const std::vector<Dependence>& inputs) {
          node.input(1).rank() == 2;
 }
 
-Variable with_axes(const Variable& x, std::vector<std::int64_t> pattern) {
-  return dimshuffle(x, pattern, std::source_location::current());
-}
-
 }  // namespace
 
 std::optional<LoopBody::Hoisted> ScanBody::push_out_sequence_work(
@@ -154,11 +150,11 @@ std::optional<LoopBody::Hoisted> ScanBody::push_out_sequence_work(
         for (int i = 0; i < missing; ++i) pattern.push_back(kNewAxis);
         for (int axis = 0; axis < input.rank(); ++axis) pattern.push_back(axis + 1);
         const Variable rows = outer_of(input);
-        inputs.push_back(missing == 0 ? rows : with_axes(rows, pattern));
+        inputs.push_back(missing == 0 ? rows : dimshuffle(rows, pattern));
       } else {
         std::vector<std::int64_t> pattern(static_cast<std::size_t>(missing + 1), kNewAxis);
         for (int axis = 0; axis < input.rank(); ++axis) pattern.push_back(axis);
-        inputs.push_back(with_axes(clone_with({input}, to_outer)[0], pattern));
+        inputs.push_back(dimshuffle(clone_with({input}, to_outer)[0], pattern));
       }
     }
     const std::shared_ptr<ApplyNode> lifted =

@@ -13,7 +13,6 @@
 namespace tscope {
 namespace {
 
-using ops::detail::WideKernels;
 using ops::detail::WideUnary;
 
 struct Case {
@@ -75,14 +74,7 @@ template <class C>
 void check_width(int bits) {
   for (const Case& c : cases()) {
     SCOPED_TRACE(std::string(c.name) + " at " + std::to_string(bits) + " bits");
-    const WideKernels kernels = ops::detail::wide_kernels_of_width(c.fn, bits);
-    const auto kernel = [&] {
-      if constexpr (std::is_same_v<C, float>) {
-        return kernels.f32;
-      } else {
-        return kernels.f64;
-      }
-    }();
+    const auto kernel = ops::detail::kernel_for<C>(ops::detail::wide_kernels_of_width(c.fn, bits));
     if (kernel == nullptr) GTEST_SKIP() << "this CPU has no " << bits << "-bit vectors";
     const std::vector<C> x = inputs<C>();
     std::vector<C> out(x.size());
