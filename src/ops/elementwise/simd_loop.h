@@ -13,9 +13,10 @@
 //
 // Long outputs run in chunks on the OpenMP threads (parallel_chunks.h).
 //
-// Operands that are neither contiguous nor a single element (strided views, row broadcasts) go
-// through the typed loop with the scalar libm functor; the profile still names the node's kernel
-// "simd" because the implementation is chosen per node when the function is compiled.
+// Operands whose last axis is dense but whose rows are apart (a slice of columns) run the vector
+// code a row at a time. Other layouts (transposed views, row broadcasts) go through the typed
+// loop with the scalar libm functor; the profile still names the node's kernel "simd" because
+// the implementation is chosen per node when the function is compiled.
 #include <emmintrin.h>
 #include <sleef.h>
 
@@ -145,7 +146,8 @@ void simd_block_kernel(const C* const* args, C* out, std::int64_t n) {
   for (; i + kWidth <= n; i += kWidth) {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       Lanes::store(out + i, Simd::apply(Lanes::load(args[I] + i)...));
-    }(std::make_index_sequence<K>{});
+    }
+    (std::make_index_sequence<K>{});
   }
   if (i == n) return;
   std::array<std::array<C, kWidth>, K> tail{};
@@ -157,8 +159,45 @@ void simd_block_kernel(const C* const* args, C* out, std::int64_t n) {
   std::array<C, kWidth> result{};
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     Lanes::store(result.data(), Simd::apply(Lanes::load(tail[I].data())...));
-  }(std::make_index_sequence<K>{});
+  }
+  (std::make_index_sequence<K>{});
   for (std::int64_t lane = 0; i + lane < n; ++lane) out[i + lane] = result[lane];
+}
+
+/// Runs `Simd` a row at a time (the block kernel over each run of the last axis) over operands
+/// of the output's shape whose last axis is dense: a slice of columns (an LSTM's gate), a
+/// transposed batch. Returns false, doing nothing, when some operand has another layout.
+template <class C, std::size_t K, class Simd>
+bool run_simd_rows(Tensor& out, const std::array<const Tensor*, K>& inputs) {
+  const Dims& shape = out.shape();
+  const int rank = shape.rank();
+  if (rank < 2) return false;
+  std::array<const C*, K> base{};
+  for (std::size_t k = 0; k < K; ++k) {
+    const Tensor& input = *inputs[k];
+    if (input.shape() != shape || input.strides()[rank - 1] != 1) return false;
+    base[k] = static_cast<const C*>(input.raw_data());
+  }
+  const std::int64_t row = shape[rank - 1];
+  if (row == 0 || out.numel() == 0) return true;
+  const std::int64_t rows = out.numel() / row;
+  C* out_data = static_cast<C*>(out.raw_data());
+  std::array<std::int64_t, kMaxRank> index{};
+  std::array<std::int64_t, K> offset{};
+  std::array<const C*, K> args{};
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::size_t k = 0; k < K; ++k) args[k] = base[k] + offset[k];
+    simd_block_kernel<C, K, Simd>(args.data(), out_data + r * row, row);
+    for (int axis = rank - 2; axis >= 0; --axis) {
+      const auto slot = static_cast<std::size_t>(axis);
+      ++index[slot];
+      for (std::size_t k = 0; k < K; ++k) offset[k] += inputs[k]->strides()[axis];
+      if (index[slot] < shape[axis]) break;
+      for (std::size_t k = 0; k < K; ++k) offset[k] -= inputs[k]->strides()[axis] * shape[axis];
+      index[slot] = 0;
+    }
+  }
+  return true;
 }
 
 template <class Fn, std::size_t K, class Simd>
@@ -174,7 +213,7 @@ void elementwise_simd_kernel(KernelContext& ctx) {
     using O = decltype(output_tag);
     using C = decltype(compute_tag);
     if constexpr (std::is_same_v<O, C> && std::is_floating_point_v<C>) {
-      if (run_simd_loop<C, K, Simd>(out, inputs)) return;
+      if (run_simd_loop<C, K, Simd>(out, inputs) || run_simd_rows<C, K, Simd>(out, inputs)) return;
     }
     run_elementwise_loop<O, C, K>(Fn{}, out, inputs);
   });

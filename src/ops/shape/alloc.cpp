@@ -3,6 +3,10 @@
 // the builders on top of it: zeros, ones, fill, zeros_like, ones_like. value's axes align with
 // the trailing target axes and broadcast only where value's static dim is 1 (Theano's rule);
 // anywhere else the extents must match, checked at build time when static, else at run time.
+#include <algorithm>
+#include <array>
+#include <cstring>
+
 #include "../broadcast_grad.h"
 #include "shape_values.h"
 #include "tscope/graph/apply.h"
@@ -27,7 +31,8 @@ std::vector<Type> infer_alloc(const InferContext& ctx) {
     detail::require_integer(extent, 0, "an Alloc extent");
     const auto known = detail::static_scalar(extent);
     if (known && *known < 0) {
-      throw_error(ErrorKind::InvalidArgument, "Alloc: extent {} of axis {} is negative", *known, axis);
+      throw_error(ErrorKind::InvalidArgument, "Alloc: extent {} of axis {} is negative", *known,
+                  axis);
     }
     dims.push_back(known.value_or(kUnknownDim));
   }
@@ -46,33 +51,44 @@ std::vector<Type> infer_alloc(const InferContext& ctx) {
   return {Type{value.dtype, dims}};
 }
 
-void compute_alloc(KernelContext& ctx) {
+// The output's shape and, for every output axis, the stride into value (0 where value
+// broadcasts or has no such axis), checked against value's shape.
+struct AllocPlan {
+  Dims shape;
+  Dims source_strides;
+};
+
+AllocPlan plan_alloc(const KernelContext& ctx) {
   const Tensor& value = ctx.input(0);
   const Type& value_type = ctx.node->input(0).type();
   const int rank = ctx.num_inputs - 1;
-  Dims shape;
+  AllocPlan plan;
   for (int axis = 0; axis < rank; ++axis) {
     const auto extent = static_cast<std::int64_t>(ctx.input(axis + 1).at(0));
     if (extent < 0) {
-      throw_error(ErrorKind::InvalidArgument, "Alloc: extent {} of axis {} is negative", extent, axis);
+      throw_error(ErrorKind::InvalidArgument, "Alloc: extent {} of axis {} is negative", extent,
+                  axis);
     }
-    shape.push_back(extent);
+    plan.shape.push_back(extent);
   }
-  // Strides into value for every output axis: 0 where value broadcasts or has no axis.
   const int lead = rank - value.rank();
-  Dims source_strides = Dims::filled(rank, 0);
+  plan.source_strides = Dims::filled(rank, 0);
   for (int axis = 0; axis < value.rank(); ++axis) {
     const std::int64_t extent = value.shape()[axis];
     if (value_type.dims[axis] == 1) continue;
-    if (extent != shape[lead + axis]) {
+    if (extent != plan.shape[lead + axis]) {
       throw_error(ErrorKind::ShapeMismatch, "Alloc: value of shape {} does not broadcast to {}",
-                  value.shape().to_string(), shape.to_string());
+                  value.shape().to_string(), plan.shape.to_string());
     }
-    source_strides[lead + axis] = value.strides()[axis];
+    plan.source_strides[lead + axis] = value.strides()[axis];
   }
-  Tensor& out = ctx.allocate_output(0, value.dtype(), shape);
+  return plan;
+}
+
+// Writes value broadcast into `out` element by element: any strides.
+void fill_by_index(const Tensor& value, const AllocPlan& plan, Tensor& out) {
+  const int rank = plan.shape.rank();
   const std::int64_t count = out.numel();
-  if (count == 0) return;
   visit_dtype(value.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* source = static_cast<const T*>(value.raw_data());
@@ -84,13 +100,60 @@ void compute_alloc(KernelContext& ctx) {
       for (int axis = rank - 1; axis >= 0; --axis) {
         const auto slot = static_cast<std::size_t>(axis);
         ++index[slot];
-        offset += source_strides[axis];
-        if (index[slot] < shape[axis]) break;
-        offset -= source_strides[axis] * shape[axis];
+        offset += plan.source_strides[axis];
+        if (index[slot] < plan.shape[axis]) break;
+        offset -= plan.source_strides[axis] * plan.shape[axis];
         index[slot] = 0;
       }
     }
   });
+}
+
+void compute_alloc_reference(KernelContext& ctx) {
+  const AllocPlan plan = plan_alloc(ctx);
+  Tensor& out = ctx.allocate_output(0, ctx.input(0).dtype(), plan.shape);
+  if (out.numel() > 0) fill_by_index(ctx.input(0), plan, out);
+}
+
+// The common Allocs are a scalar broadcast (zeros, ones: the gradient of a slice starts from
+// one), a fill; a value whose last axis is dense is copied a row at a time.
+void compute_alloc_fast(KernelContext& ctx) {
+  const AllocPlan plan = plan_alloc(ctx);
+  const Tensor& value = ctx.input(0);
+  Tensor& out = ctx.allocate_output(0, value.dtype(), plan.shape);
+  const std::int64_t count = out.numel();
+  if (count == 0) return;
+  const int rank = plan.shape.rank();
+  const bool one_value =
+      std::ranges::all_of(plan.source_strides, [](std::int64_t stride) { return stride == 0; });
+  if (one_value) {
+    visit_dtype(value.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      std::fill_n(static_cast<T*>(out.raw_data()), count, *static_cast<const T*>(value.raw_data()));
+    });
+    return;
+  }
+  if (plan.source_strides[rank - 1] != 1) {
+    fill_by_index(value, plan, out);
+    return;
+  }
+  const std::int64_t row = plan.shape[rank - 1];
+  const std::int64_t item = static_cast<std::int64_t>(dtype_size(value.dtype()));
+  const auto* source = static_cast<const std::byte*>(value.raw_data());
+  auto* data = static_cast<std::byte*>(out.raw_data());
+  std::array<std::int64_t, kMaxRank> index{};
+  std::int64_t offset = 0;  // in elements of value
+  for (std::int64_t start = 0; start < count; start += row) {
+    std::memcpy(data + start * item, source + offset * item, static_cast<std::size_t>(row * item));
+    for (int axis = rank - 2; axis >= 0; --axis) {
+      const auto slot = static_cast<std::size_t>(axis);
+      ++index[slot];
+      offset += plan.source_strides[axis];
+      if (index[slot] < plan.shape[axis]) break;
+      offset -= plan.source_strides[axis] * plan.shape[axis];
+      index[slot] = 0;
+    }
+  }
 }
 
 std::vector<Variable> pullback_alloc(const PullbackContext& ctx) {
@@ -127,7 +190,8 @@ void register_alloc(OpRegistry& registry) {
                 .summary = "a value broadcast to a shape given by integer scalars",
                 .num_inputs = -1,
                 .infer = infer_alloc,
-                .reference = {"ref", compute_alloc},
+                .reference = {"ref", compute_alloc_reference},
+                .fast = {"cpu", compute_alloc_fast},
                 .pullback = pullback_alloc,
                 .cost = alloc_cost});
 }
@@ -141,7 +205,8 @@ Variable DimArg::as_variable() const {
   return constant(Tensor::scalar(static_cast<double>(extent_), DType::Int64));
 }
 
-Variable alloc(const Variable& value, const std::vector<DimArg>& dims,
+Variable alloc(const Variable& value,
+               const std::vector<DimArg>& dims,
                const std::source_location& location) {
   std::vector<Variable> inputs{value};
   for (const DimArg& dim : dims) inputs.push_back(dim.as_variable());

@@ -186,6 +186,26 @@ TEST(Alloc, BuildersAndStaticDims) {
                                        {Tensor::scalar(0.7)}));
 }
 
+// The fast kernel fills a scalar broadcast, copies a value with a dense last axis a row at a
+// time, and walks any other value element by element: each as the reference does.
+TEST(Alloc, FastMatchesReferenceForEveryValueLayout) {
+  Variable scalar_value = scalar(DType::Float32, "s");
+  Variable row = vector(DType::Float32, "row", {4});
+  Variable column = tensor(DType::Float32, {3, 1}, "column");
+  Variable square = tensor(DType::Float64, {3, 4}, "square");
+  const std::vector<Variable> outputs{alloc(scalar_value, {2, 3}),      alloc(row, {2, 3, 4}),
+                                      alloc(column, {2, 3, 4}),         alloc(square, {2, 3, 4}),
+                                      alloc(transpose(square), {4, 3}), alloc(row, {4}),
+                                      alloc(scalar_value, {})};
+  const Tensor square_value = random_tensor(DType::Float64, {3, 4}, 7);
+  for (const Tensor& square_layout : {square_value, testing::non_contiguous_copy(square_value)}) {
+    EXPECT_TRUE(fast_matches_reference(
+        {scalar_value, row, column, square}, outputs,
+        {Tensor::scalar(1.5, DType::Float32), random_tensor(DType::Float32, {4}, 5),
+         random_tensor(DType::Float32, {3, 1}, 6), square_layout}));
+  }
+}
+
 TEST(Alloc, Errors) {
   Variable row = vector(DType::Float32, "row", {3});
   expect_error(ErrorKind::ShapeMismatch, {"(3,)", "(2, 4)", "shape_ops_test.cpp"},
