@@ -32,12 +32,23 @@ std::vector<ApplyNode*> ancestors_in_topological_order(const std::vector<Variabl
   return order;
 }
 
-bool views_constant_data(const Variable& value) {
+bool views_constant_data(const Variable& value) { return views_only(value, {}); }
+
+bool views_only(const Variable& value, std::span<const Variable> sources) {
+  // Kernels ask this at every loop step; the common answers need no walk.
+  if (value.kind() == VariableKind::Constant ||
+      std::ranges::find(sources, value) != sources.end()) {
+    return true;
+  }
+  if (value.owner() == nullptr) return false;
   std::vector<Variable> pending{value};
   while (!pending.empty()) {
     const Variable current = pending.back();
     pending.pop_back();
-    if (current.kind() == VariableKind::Constant) continue;
+    if (current.kind() == VariableKind::Constant ||
+        std::ranges::find(sources, current) != sources.end()) {
+      continue;
+    }
     const ApplyNode* producer = current.owner();
     if (producer == nullptr) return false;
     const int output = current.node()->output_index;

@@ -55,7 +55,8 @@ std::int64_t merge_duplicate_nodes(FunctionGraph& graph) {
 
 void verify_graph(const FunctionGraph& graph) {
   for (ApplyNode* node : graph.toposort()) {
-    const std::vector<Type> types = node->op().infer(InferContext{node->op(), node->inputs(), node->attrs()});
+    const std::vector<Type> types =
+        node->op().infer(InferContext{node->op(), node->inputs(), node->attrs()});
     for (int i = 0; i < node->num_outputs(); ++i) {
       const Type& recorded = node->output_node(i).type;
       TSCOPE_CHECK(types[static_cast<std::size_t>(i)].dtype == recorded.dtype &&
@@ -86,6 +87,7 @@ struct Stage {
 std::vector<LocalRule> clamp_rules() { return {clamp_rule()}; }
 std::vector<LocalRule> loop_rules() { return {loop_invariant_rule()}; }
 std::vector<LocalRule> loop_sequence_rules() { return {loop_sequence_work_rule()}; }
+std::vector<LocalRule> loop_accumulation_rules() { return {loop_accumulation_rule()}; }
 
 // Order matters: loops first, so that what leaves a loop meets every later stage; BLAS products
 // before layouts; the blocked convolutions' fusions right after
@@ -101,6 +103,7 @@ constexpr Stage kStages[] = {
     {"push_out_sequence_work", nullptr, loop_sequence_rules},
     {"keep_last_steps_only",
      [](FunctionGraph& graph, const PipelineSettings&) { return keep_last_steps_only(graph); }},
+    {"push_out_accumulated_products", nullptr, loop_accumulation_rules},
     {"use_blas_products", nullptr, blas_rules},
     {"use_channel_blocks",
      [](FunctionGraph& graph, const PipelineSettings& settings) {
@@ -119,7 +122,9 @@ bool is_excluded(std::span<const std::string> excluded, std::string_view name) {
   return std::ranges::find(excluded, name) != excluded.end();
 }
 
-RuleReport run_pass(FunctionGraph& graph, const Stage& stage, const PipelineSettings& settings,
+RuleReport run_pass(FunctionGraph& graph,
+                    const Stage& stage,
+                    const PipelineSettings& settings,
                     Clock& clock) {
   RuleReport report{std::string(stage.name)};
   report.attempts = static_cast<std::int64_t>(graph.node_count());
@@ -144,7 +149,8 @@ void verify_after_stage(const FunctionGraph& graph) {
 }
 }  // namespace
 
-RewriteReport run_default_pipeline(FunctionGraph& graph, Clock& clock,
+RewriteReport run_default_pipeline(FunctionGraph& graph,
+                                   Clock& clock,
                                    const PipelineSettings& settings) {
   const std::span<const std::string> excluded = settings.excluded;
   const std::vector<std::string_view> known = default_rule_names();

@@ -5,6 +5,7 @@
 /// "body" attribute (a LoopBody). The runtime layer builds bodies (tscope/runtime/scan.h): running
 /// a body means linking and running a Program, which lives above the ops. It has no cost rule:
 /// its cost is its body's nodes', which the loop's own profile section shows.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,6 +55,19 @@ class LoopBody : public Subgraph {
       const std::vector<Variable>& other_outer_inputs) const = 0;
   /// Whether output `output` is stacked and could come out as its final value alone (a
   /// fed-back output, which the loop keeps anyway).
+  /// A loop whose outputs changed: its body, its outer inputs, and how the old loop's outputs
+  /// are computed from the new loop's.
+  struct Reshaped {
+    std::shared_ptr<const LoopBody> body;
+    std::vector<Variable> outer_inputs;
+    std::function<std::vector<Variable>(const std::vector<Variable>& new_outputs)> old_outputs;
+  };
+  /// The same loop without its sums of matrix products: a fed-back output whose final value alone
+  /// comes out and whose step is s + a . b (a weight gradient summed over the steps) becomes two
+  /// stacked outputs, every step's a and b, and one product over all steps' rows after the
+  /// loop. nullopt when there is none.
+  [[nodiscard]] virtual std::optional<Reshaped> push_out_accumulated_products(
+      const std::vector<Variable>& outer_inputs) const = 0;
   [[nodiscard]] virtual bool can_keep_last_only(int output) const = 0;
   /// The same loop with output `output` giving its final value alone (the output's type loses
   /// axis 0).

@@ -15,6 +15,10 @@
 ///  - keep_last_steps_only (pass): a fed-back output of which only the last step is read
 ///    (`out[-1]`) comes out as that value alone, so the loop keeps a ring of its taps' window
 ///    instead of a stack of every step.
+///  - push_out_accumulated_products (local rule): a fed-back output whose final value alone is
+///    read and whose step adds a matrix product to it (s + a[t] . b[t], the weight gradients of
+///    a backward loop) leaves the loop: the loop stacks every step's a and b, and one product
+///    over all steps' rows after it gives the sum (Theano's scan push-out of dot products).
 /// Each builds a new Scan node from a changed copy of the body (LoopBody, tscope/ops/loop.h) with
 /// the old node's provenance.
 #include <cstdint>
@@ -28,6 +32,9 @@ namespace tscope::rewrite {
 
 /// The local rule push_out_sequence_work (tracks Scan).
 [[nodiscard]] LocalRule loop_sequence_work_rule();
+
+/// The local rule push_out_accumulated_products (tracks Scan).
+[[nodiscard]] LocalRule loop_accumulation_rule();
 
 /// The pass merge_sibling_loops; returns the number of merges.
 std::int64_t merge_sibling_loops(FunctionGraph& graph);

@@ -12,7 +12,7 @@
 
 #include "../broadcast_grad.h"
 #include "blas_util.h"
-#include "gemm_packed_dnnl.h"
+#include "gemm_matmul_dnnl.h"
 #include "tscope/graph/apply.h"
 #include "tscope/graph/op_registry.h"
 #include "tscope/ops/elementwise.h"
@@ -111,7 +111,7 @@ void run_gemm_fast(KernelContext& ctx, const GemmShape& s) {
   const T beta = static_cast<T>(ctx.attrs->get_double("beta"));
   Tensor& out = ctx.allocate_output(0, z.dtype(), Dims{s.m, s.n});
   if constexpr (std::is_same_v<T, float>) {
-    if (detail::run_gemm_packed_dnnl(ctx, s.m, s.k, s.n, s.z_strides, out)) return;
+    if (detail::run_gemm_matmul_dnnl(ctx, s.m, s.k, s.n, s.z_strides, out)) return;
   }
   T* data = static_cast<T*>(out.raw_data());
   const T* z_data = static_cast<const T*>(z.raw_data());
@@ -186,7 +186,11 @@ void register_gemm(OpRegistry& registry) {
 
 namespace tscope {
 
-Variable gemm(const Variable& z, const Variable& x, const Variable& y, double alpha, double beta,
+Variable gemm(const Variable& z,
+              const Variable& x,
+              const Variable& y,
+              double alpha,
+              double beta,
               const std::source_location& location) {
   return apply_op1(op_def("Gemm"), {z, x, y}, Attrs{{"alpha", alpha}, {"beta", beta}}, location);
 }

@@ -34,6 +34,15 @@ Replacements push_out_sequence_work(const FunctionGraph&, ApplyNode& node) {
   return loop_node(node, std::move(pushed->body), std::move(pushed->outer_inputs))->outputs();
 }
 
+Replacements push_out_accumulated_products(const FunctionGraph&, ApplyNode& node) {
+  std::optional<LoopBody::Reshaped> reshaped =
+      loop_body(node.attrs()).push_out_accumulated_products(node.inputs());
+  if (!reshaped.has_value()) return {};
+  const std::shared_ptr<ApplyNode> loop =
+      loop_node(node, std::move(reshaped->body), std::move(reshaped->outer_inputs));
+  return reshaped->old_outputs(loop->outputs());
+}
+
 // Whether `node` is x[-1]: a Subtensor taking the last row of axis 0 with a constant index.
 bool takes_last_row(const ApplyNode& node) {
   if (node.op().name != "Subtensor" || node.num_inputs() != 1) return false;
@@ -93,6 +102,10 @@ LocalRule loop_invariant_rule() {
 
 LocalRule loop_sequence_work_rule() {
   return {"push_out_sequence_work", {&op_def("Scan")}, push_out_sequence_work};
+}
+
+LocalRule loop_accumulation_rule() {
+  return {"push_out_accumulated_products", {&op_def("Scan")}, push_out_accumulated_products};
 }
 
 std::int64_t keep_last_steps_only(FunctionGraph& graph) {

@@ -81,6 +81,8 @@ class ScanBody final : public LoopBody {
       const LoopBody& other,
       const std::vector<Variable>& outer_inputs,
       const std::vector<Variable>& other_outer_inputs) const override;
+  [[nodiscard]] std::optional<Reshaped> push_out_accumulated_products(
+      const std::vector<Variable>& outer_inputs) const override;
   [[nodiscard]] bool can_keep_last_only(int output) const override;
   [[nodiscard]] std::shared_ptr<const LoopBody> with_last_only(int output) const override;
 
@@ -98,6 +100,9 @@ class ScanBody final : public LoopBody {
     /// Output slots written by a body node (not inputs or constants), which the kernel may
     /// empty after each step.
     std::vector<int> released_output_slots;
+    /// The graph's non-sequence inputs, whose tensors stay the same through one execution
+    /// (LoopInvariantScope).
+    std::vector<Variable> invariant_inputs;
   };
   [[nodiscard]] const Linked& linked() const;
   /// Instructions of the linked body that read only non-sequences and constants (and results

@@ -162,6 +162,10 @@ const ScanBody::Linked& ScanBody::linked() const {
     for (const Variable& input : linked->graph.inputs()) {
       linked->input_slots.push_back(linked->program.slot_of(input));
     }
+    for (int p = 0; p < layout_.non_sequence_count; ++p) {
+      linked->invariant_inputs.push_back(
+          linked->graph.inputs()[static_cast<std::size_t>(layout_.body_non_sequence_input(p))]);
+    }
     for (const Variable& output : linked->graph.outputs()) {
       const int slot = linked->program.slot_of(output);
       linked->output_slots.push_back(slot);

@@ -270,8 +270,13 @@ std::vector<Variable> ScanBody::pullback(const PullbackContext& context) const {
     const Variable& sequence = outer[static_cast<std::size_t>(layout.sequence_input(tap.j))];
     Variable& total = grads[static_cast<std::size_t>(layout.sequence_input(tap.j))];
     if (!total.defined()) total = zeros_like(sequence);
-    // Stacked in backward order: reversed, row s is forward step s's.
-    const Variable step_rows = reversed(results[next_result++]);
+    // Stacked in backward order: reversed, row s is forward step s's. A loop that ran no step
+    // stacks nothing, and its empty stack's row shape is only what the step gradient's type
+    // knows: the rows take the sequence's row shape (a view when there are rows).
+    const Variable stacked = results[next_result++];
+    std::vector<Variable> dims{shape_i(stacked, 0)};
+    for (int axis = 1; axis < sequence.rank(); ++axis) dims.push_back(shape_i(sequence, axis));
+    const Variable step_rows = reversed(reshape(stacked, stack(dims, 0)));
     Variable region = layout.go_backwards ? reversed(total) : total;
     region = inc_subtensor(
         region, {slice(tap.offset, tap.offset == 0 ? n : add(n, static_cast<int>(tap.offset)))},

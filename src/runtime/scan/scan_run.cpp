@@ -13,6 +13,7 @@
 #include "../loop_state.h"
 #include "../trace_labels.h"
 #include "scan_body.h"
+#include "tscope/graph/loop_invariants.h"
 #include "tscope/profile/tick_clock.h"
 
 namespace tscope::runtime {
@@ -177,6 +178,9 @@ void run_loop(KernelContext& ctx,
   auto release_bound = [&] {
     for (int i = 0; i < layout.body_input_count(); ++i) slot(i) = Tensor();
   };
+  // The non-sequences bound above stay bound until the last step: kernels may keep what they
+  // derive from them (packed weights) for this whole execution.
+  const LoopInvariantScope invariants(body.invariant_inputs);
   try {
     for (; step < n; ++step) {
       const std::int64_t step_start = kProfile ? ticks.now() : 0;

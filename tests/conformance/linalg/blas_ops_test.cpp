@@ -184,31 +184,68 @@ TEST(Gemm, ProfileNamesTheLibraryEachNodeRuns) {
 }
 
 // Constant weights (and the transpose of constant weights: ONNX Gemm with transB) with a bias
-// row run oneDNN's matmul on weights packed once per batch size; each call must still match the
-// reference kernel as the batch size changes and comes back.
+// row or a full addend run oneDNN's matmul on weights packed once per batch size; each call must
+// still match the reference kernel as the batch size changes and comes back.
 TEST(Gemm, ConstantWeightsMatchReferenceAcrossBatchSizes) {
   const Tensor w_value = testing::random_tensor(DType::Float32, {70, 40}, 21);  // (out, in)
   const Variable w = constant(w_value, "w");
   const Variable w_in_out = constant(testing::random_tensor(DType::Float32, {40, 70}, 22), "w2");
   const Variable bias = constant(testing::random_tensor(DType::Float32, {70}, 23), "b");
   Variable x = matrix(DType::Float32, "x");
+  Variable z = matrix(DType::Float32, "z");
+  Variable z_t = matrix(DType::Float32, "z_t");
   const std::vector<Variable> outputs{
-      gemm(bias, x, transpose(w), 1.0, 1.0),             // transB, bias row: packed
-      gemm(bias, x, w_in_out, 1.0, 0.0),                 // no bias: packed
-      gemm(bias, x, w_in_out, 2.0, 1.0),                 // alpha 2: dnnl_sgemm
-      gemm(dimshuffle(bias, {kNewAxis, 0}), x, w_in_out, 1.0, 1.0)};  // (1, n) bias: packed
+      gemm(bias, x, transpose(w), 1.0, 1.0),                         // transB, bias row: packed
+      gemm(bias, x, w_in_out, 1.0, 0.0),                             // no bias: packed
+      gemm(bias, x, w_in_out, 2.0, 1.0),                             // alpha 2: dnnl_sgemm
+      gemm(dimshuffle(bias, {kNewAxis, 0}), x, w_in_out, 1.0, 1.0),  // (1, n) bias: packed
+      gemm(z, x, w_in_out, 1.0, 1.0),               // (m, n) addend: packed, added by a post-op
+      gemm(transpose(z_t), x, w_in_out, 1.0, 1.0),  // the addend column-major: the same
+      gemm(z, x, w_in_out, 1.0, 0.5)};              // beta 0.5: dnnl_sgemm
   FunctionOptions reference_options;
   reference_options.reference_kernels = true;
-  Function fast = function({x}, outputs);
-  Function reference = function({x}, outputs, {}, reference_options);
+  Function fast = function({x, z, z_t}, outputs);
+  Function reference = function({x, z, z_t}, outputs, {}, reference_options);
   for (std::int64_t m : {5, 33, 5, 1}) {
     SCOPED_TRACE(m);
-    const Tensor xv = testing::random_tensor(DType::Float32, {m, 40}, 30 + static_cast<int>(m));
-    const std::vector<Tensor> got = fast({xv});
-    const std::vector<Tensor> expected = reference({xv});
+    const int seed = 30 + static_cast<int>(m);
+    const Tensor xv = testing::random_tensor(DType::Float32, {m, 40}, seed);
+    const Tensor zv = testing::random_tensor(DType::Float32, {m, 70}, seed + 100);
+    const Tensor z_tv = testing::random_tensor(DType::Float32, {70, m}, seed + 200);
+    const std::vector<Tensor> got = fast({xv, zv, z_tv});
+    const std::vector<Tensor> expected = reference({xv, zv, z_tv});
     for (std::size_t i = 0; i < got.size(); ++i) {
       EXPECT_TRUE(testing::all_close(got[i], expected[i], 1e-4, 1e-5)) << "output " << i;
     }
+  }
+}
+
+// Weights that change from call to call with a transposed addend (a loop's weight-gradient
+// accumulator) run on oneDNN's matmul reading both as they are; other addends on dnnl_sgemm.
+TEST(Gemm, ChangingWeightsWithATransposedAddendMatchReference) {
+  Variable x = matrix(DType::Float32, "x");
+  Variable w = matrix(DType::Float32, "w");
+  Variable z_t = matrix(DType::Float32, "z_t");
+  Variable z = matrix(DType::Float32, "z");
+  const std::vector<Variable> outputs{gemm(transpose(z_t), x, w, 1.0, 1.0),
+                                      gemm(transpose(z_t), transpose(x), w, 1.0, 1.0),
+                                      gemm(z, x, w, 1.0, 1.0)};
+  for (std::int64_t m : {12, 3}) {
+    SCOPED_TRACE(m);
+    const int seed = 40 + static_cast<int>(m);
+    EXPECT_TRUE(
+        testing::fast_matches_reference({x, w, z_t, z}, {outputs[0], outputs[2]},
+                                        {testing::random_tensor(DType::Float32, {m, 9}, seed),
+                                         testing::random_tensor(DType::Float32, {9, 20}, seed + 1),
+                                         testing::random_tensor(DType::Float32, {20, m}, seed + 2),
+                                         testing::random_tensor(DType::Float32, {m, 20}, seed + 3)},
+                                        1e-4, 1e-5));
+    EXPECT_TRUE(
+        testing::fast_matches_reference({x, w, z_t}, {outputs[1]},
+                                        {testing::random_tensor(DType::Float32, {9, m}, seed),
+                                         testing::random_tensor(DType::Float32, {9, 20}, seed + 1),
+                                         testing::random_tensor(DType::Float32, {20, m}, seed + 2)},
+                                        1e-4, 1e-5));
   }
 }
 

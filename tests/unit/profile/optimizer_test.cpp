@@ -43,6 +43,7 @@ TEST(OptimizerProfile, CompileRecordCarriesEveryRewrite) {
       {"merge_sibling_loops", 1000, 4, 0, 0, 0},
       {"push_out_sequence_work", 0, 0, 0, 0, 0},
       {"keep_last_steps_only", 1000, 4, 0, 0, 0},
+      {"push_out_accumulated_products", 0, 0, 0, 0, 0},
       // One Dot becomes a Dot22 ...
       {"dot_to_dot22", 1000, 1, 1, 1, 1},
       // ... and of the two adds, the one of the product becomes Gemm (the add and Dot22 leave).
