@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // ONNX elementwise ops: unary and binary maps, comparisons, logic, Where, Clip, Cast, variadic
 // Max/Min/Sum/Mean, and activations built from elementwise ops.
+#include <fmt/format.h>
+
 #include <limits>
 
 #include "../converter.h"
@@ -238,13 +240,26 @@ Outputs convert_mean(NodeContext& ctx) {
 Outputs convert_identity(NodeContext& ctx) { return {ctx.input(0)}; }
 
 Outputs convert_dropout(NodeContext& ctx) {
-  // Inference semantics: the identity. Training mode (opset 12's third input) must be false.
+  // Inference semantics: the identity. In training mode (opset 12's third input) only a ratio of
+  // 0 is: every element kept, unscaled. Exporters write that for a dropout called without its
+  // training flag (Swin's attention), so the model imports; a nonzero ratio would draw masks.
   ctx.ignore_attribute("seed");
   ctx.ignore_attribute("ratio");
   ctx.ignore_attribute("is_test");
   if (ctx.has_input(2)) {
     const std::optional<Tensor> training = ctx.constant_input(2);
-    if (!training || training->at(0) != 0.0) ctx.unsupported("Dropout in training mode");
+    if (!training) ctx.unsupported("Dropout whose training_mode is not a constant");
+    if (training->at(0) != 0.0) {
+      // The ratio input defaults to 0.5 when absent.
+      const std::optional<Tensor> ratio =
+          ctx.has_input(1) ? ctx.constant_input(1) : std::optional<Tensor>(Tensor::scalar(0.5));
+      if (!ratio) ctx.unsupported("Dropout in training mode with a ratio that is not a constant");
+      if (ratio->at(0) != 0.0) {
+        ctx.unsupported(fmt::format(
+            "Dropout in training mode with ratio {} (random masks; only ratio 0 is supported)",
+            ratio->at(0)));
+      }
+    }
   }
   const Variable& x = ctx.input(0);
   Outputs outputs = {x};
