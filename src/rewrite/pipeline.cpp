@@ -15,6 +15,7 @@
 #include "tscope/rewrite/fusion_rules.h"
 #include "tscope/rewrite/inplace_rules.h"
 #include "tscope/rewrite/loop_rules.h"
+#include "tscope/rewrite/pow_rules.h"
 
 namespace tscope::rewrite {
 namespace {
@@ -85,6 +86,7 @@ struct Stage {
 };
 
 std::vector<LocalRule> clamp_rules() { return {clamp_rule()}; }
+std::vector<LocalRule> pow_rules() { return {pow_rule()}; }
 std::vector<LocalRule> loop_rules() { return {loop_invariant_rule()}; }
 std::vector<LocalRule> loop_sequence_rules() { return {loop_sequence_work_rule()}; }
 std::vector<LocalRule> loop_accumulation_rules() { return {loop_accumulation_rule()}; }
@@ -110,6 +112,7 @@ constexpr Stage kStages[] = {
        return use_channel_blocks(graph, settings.channel_block, settings.winograd);
      }},
     {"fuse_channel_block_ops", nullptr, channel_block_fusion_rules, "use_channel_blocks"},
+    {"specialize_pow", nullptr, pow_rules},
     {"fuse_clamps", nullptr, clamp_rules},
     {"fuse_elementwise",
      [](FunctionGraph& graph, const PipelineSettings&) { return fuse_elementwise(graph); }},

@@ -49,7 +49,8 @@ TEST(OptimizerProfile, CompileRecordCarriesEveryRewrite) {
       // ... and of the two adds, the one of the product becomes Gemm (the add and Dot22 leave).
       {"gemm_from_dot22_add", 2000, 2, 1, 1, 2},
       {"use_channel_blocks", 1000, 3, 0, 0, 0},
-      // No Minimum: the rule is never tried.
+      // No Pow and no Minimum: the rules are never tried.
+      {"specialize_pow", 0, 0, 0, 0, 0},
       {"fuse_clamps", 0, 0, 0, 0, 0},
       // The exp and the add reading it twice become one Composite.
       {"fuse_elementwise", 1000, 3, 1, 1, 2},
