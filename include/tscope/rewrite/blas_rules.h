@@ -3,14 +3,18 @@
 /// Rewrite rules that route matrix products to BLAS-shaped ops (Theano's gemm optimizer, reduced
 /// to the exact cases): Dot of two 2-D inputs of one float dtype becomes Dot22, and a Dot22 whose
 /// only client is an add of a term that broadcasts to the product becomes Gemm (beta = alpha = 1).
-/// Replacements carry the replaced node's provenance.
+/// So does one whose only client is a reshape that splits its rows ((m, n) to (..., n)), read
+/// only by an add of a row of n (a Linear layer's bias on 3-D activations): the add becomes a
+/// reshape of the Gemm, which with constant weights runs on oneDNN's packed matmul. Replacements
+/// carry the replaced node's provenance.
 #include <vector>
 
 #include "tscope/rewrite/rule.h"
 
 namespace tscope::rewrite {
 
-/// dot_to_dot22 (tracks Dot) and gemm_from_dot22_add (tracks Add), in that order.
+/// dot_to_dot22 (tracks Dot), gemm_from_dot22_add and gemm_through_row_split (track Add), in that
+/// order.
 [[nodiscard]] std::vector<LocalRule> blas_rules();
 
 }  // namespace tscope::rewrite

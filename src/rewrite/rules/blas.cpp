@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Dot -> Dot22 and Dot22 + add -> Gemm. Both are exact: Gemm with alpha = beta = 1 computes the
-// same sum, and the add must not broadcast the product itself (which Gemm's output shape could
-// not express).
+// Dot -> Dot22 and Dot22 + add -> Gemm, also through a reshape that splits the product's rows
+// (a Linear layer on 3-D activations: exporters write MatMul + Add, which import as a Dot22 of
+// the flattened rows, a reshape back, and the bias add). All are exact: Gemm with alpha = beta =
+// 1 computes the same sum, and the add must not broadcast the product itself (which Gemm's
+// output shape could not express).
+#include "tscope/graph/provenance.h"
 #include "tscope/ops/registry.h"
+#include "tscope/ops/shape.h"
 #include "tscope/rewrite/blas_rules.h"
 #include "tscope/rewrite/pattern.h"
 
@@ -46,11 +50,59 @@ Replacements gemm_from_dot22_add(const FunctionGraph& graph, ApplyNode& node) {
   }
   return {};
 }
+
+// `term` as a row of n for Gemm's z, when it is one broadcast over the leading axes: its last
+// axis statically n, every other axis statically 1. An undefined Variable otherwise.
+Variable as_bias_row(const Variable& term, std::int64_t n) {
+  const Dims& dims = term.type().dims;
+  if (term.rank() == 0 || dims[term.rank() - 1] != n) return {};
+  std::vector<std::int64_t> keep_last{term.rank() - 1};
+  for (int axis = 0; axis + 1 < term.rank(); ++axis) {
+    if (dims[axis] != 1) return {};
+  }
+  return term.rank() == 1 ? term : dimshuffle(term, keep_last);
+}
+
+Replacements gemm_through_row_split(const FunctionGraph& graph, ApplyNode& node) {
+  static const OpDef& dot22 = op_def("Dot22");
+  static const OpDef& gemm = op_def("Gemm");
+  static const OpDef& reshape_op = op_def("Reshape");
+  if (node.num_inputs() != 2) return {};
+  for (int side = 0; side < 2; ++side) {
+    const Variable& reshaped = node.input(side);
+    const Variable& term = node.input(1 - side);
+    const ApplyNode* reshape_node = producer_of(reshaped, reshape_op);
+    if (reshape_node == nullptr || !read_once(graph, reshaped) || reshaped.rank() < 2) continue;
+    const Variable& product = reshape_node->input(0);
+    const ApplyNode* producer = producer_of(product, dot22);
+    if (producer == nullptr || !read_once(graph, product) || term.dtype() != product.dtype()) {
+      continue;
+    }
+    // The last axis stays the product's n, so each run of n is one row of the product.
+    const std::int64_t n = product.type().dims[1];
+    if (n == kUnknownDim || reshaped.type().dims[reshaped.rank() - 1] != n) continue;
+    const ProvenanceScope scope(node.provenance(), /*forced=*/true);
+    const Variable row = as_bias_row(term, n);
+    if (!row.defined()) continue;
+    const Variable sum = ApplyNode::create(gemm, {row, producer->input(0), producer->input(1)},
+                                           Attrs{{"alpha", 1.0}, {"beta", 1.0}}, node.provenance())
+                             ->output(0);
+    std::vector<Variable> reshape_inputs = reshape_node->inputs();
+    reshape_inputs[0] = sum;
+    const Variable result = ApplyNode::create(reshape_op, std::move(reshape_inputs),
+                                              reshape_node->attrs(), node.provenance())
+                                ->output(0);
+    if (!(result.type() == node.output(0).type())) continue;
+    return {result};
+  }
+  return {};
+}
 }  // namespace
 
 std::vector<LocalRule> blas_rules() {
   return {{"dot_to_dot22", {&op_def("Dot")}, dot_to_dot22},
-          {"gemm_from_dot22_add", {&op_def("Add")}, gemm_from_dot22_add}};
+          {"gemm_from_dot22_add", {&op_def("Add")}, gemm_from_dot22_add},
+          {"gemm_through_row_split", {&op_def("Add")}, gemm_through_row_split}};
 }
 
 }  // namespace tscope::rewrite

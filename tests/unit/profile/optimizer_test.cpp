@@ -48,6 +48,8 @@ TEST(OptimizerProfile, CompileRecordCarriesEveryRewrite) {
       {"dot_to_dot22", 1000, 1, 1, 1, 1},
       // ... and of the two adds, the one of the product becomes Gemm (the add and Dot22 leave).
       {"gemm_from_dot22_add", 2000, 2, 1, 1, 2},
+      // The other add, of two exps, has no reshaped product to take.
+      {"gemm_through_row_split", 1000, 1, 0, 0, 0},
       {"use_channel_blocks", 1000, 3, 0, 0, 0},
       // No Pow and no Minimum: the rules are never tried.
       {"specialize_pow", 0, 0, 0, 0, 0},

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// gemm_through_row_split: a product of flattened rows, reshaped back and plus a bias row (a
+// Linear layer on 3-D activations, as exported models write it), becomes a Gemm under the
+// reshape with the same values; adds that broadcast otherwise stay adds.
+#include <map>
+#include <string>
+
+#include "support/graph_counts.h"
+#include "support/test_util.h"
+
+namespace tscope {
+namespace {
+using testing::op_counts;
+
+// (batch, seq, k) . (k, n) as the importer writes it: flatten, Dot22, reshape back.
+Variable linear_3d(const Variable& x, const Variable& w, std::int64_t batch, std::int64_t seq) {
+  const Variable flat = reshape(x, {batch * seq, x.type().dims[2]});
+  return reshape(dot(flat, w), {batch, seq, w.type().dims[1]});
+}
+
+Function compile(const std::vector<Variable>& inputs, const Variable& y, bool rule) {
+  FunctionOptions options;
+  options.excluded_rewrites = {"fuse_elementwise"};
+  if (!rule) options.excluded_rewrites.push_back("gemm_through_row_split");
+  return function(inputs, {y}, {}, options);
+}
+
+TEST(GemmThroughRowSplit, BiasRowAfterAReshapedProductBecomesGemm) {
+  const Variable x = tensor(DType::Float32, {2, 5, 8}, "x");
+  const Variable w = constant(testing::random_tensor(DType::Float32, {8, 6}, 1), "w");
+  const Tensor bias_value = testing::random_tensor(DType::Float32, {6}, 2);
+  const Tensor xs = testing::random_tensor(DType::Float32, {2, 5, 8}, 3);
+  // The bias as a vector, as (1, 1, n), and on either side of the add.
+  const Variable row = constant(bias_value, "b");
+  const Variable row3 = constant(bias_value.reshaped({1, 1, 6}), "b3");
+  for (const Variable& y : {linear_3d(x, w, 2, 5) + row, row3 + linear_3d(x, w, 2, 5)}) {
+    Function rewritten = compile({x}, y, true);
+    Function plain = compile({x}, y, false);
+    const std::map<std::string, int> ops = op_counts(rewritten);
+    EXPECT_EQ(ops.count("Dot22"), 0u);
+    EXPECT_EQ(ops.at("Gemm"), 1);
+    EXPECT_EQ(ops.count("Add"), 0u);
+    EXPECT_EQ(op_counts(plain).at("Dot22"), 1);
+    EXPECT_TRUE(testing::all_close(rewritten({xs})[0], plain({xs})[0], 1e-5, 1e-6));
+  }
+}
+
+TEST(GemmThroughRowSplit, OtherAddsStay) {
+  const Variable x = tensor(DType::Float32, {2, 5, 8}, "x");
+  const Variable w = constant(testing::random_tensor(DType::Float32, {8, 6}, 1), "w");
+  // A term that varies along the rows, and a reshape that does not keep n last.
+  const Variable per_row = constant(testing::random_tensor(DType::Float32, {2, 5, 6}, 4), "t");
+  EXPECT_EQ(op_counts(compile({x}, linear_3d(x, w, 2, 5) + per_row, true)).count("Gemm"), 0u);
+  const Variable flat = reshape(x, {10, 8});
+  const Variable regrouped = reshape(dot(flat, w), {2, 30});
+  const Variable row = constant(testing::random_tensor(DType::Float32, {30}, 5), "b");
+  EXPECT_EQ(op_counts(compile({x}, regrouped + row, true)).count("Gemm"), 0u);
+}
+
+}  // namespace
+}  // namespace tscope
