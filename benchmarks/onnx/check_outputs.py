@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Checks Tensorscope's answer against PyTorch's for one benchmark model, so that the speed
-comparison compares runs that compute the same thing.
+comparison compares runs that compute the same thing. The zoo tier (run_zoo.py) uses the same
+reader and rule.
 
 Usage: python3 check_outputs.py NAME TSCOPE_OUTPUT.pb TORCH_OUTPUT.npy
 Prints `check model=NAME max_abs_error=E max_abs_value=V ok=yes|no` and exits 1 when
@@ -52,6 +53,16 @@ def read_float_tensor(path):
     return values.reshape(dims)
 
 
+def compare(ours, reference):
+    """(max |ours - reference|, max |reference|, whether the first is at most 1e-4 of the
+    second); the arrays have the same shape."""
+    error = float(numpy.abs(ours - reference).max())
+    scale = float(numpy.abs(reference).max())
+    # Relative to the output's size only: random-weight MobileNet-v2's outputs are around 1e-9.
+    # A NaN anywhere makes the error NaN, which is no pass.
+    return error, scale, bool(error <= 1e-4 * scale)
+
+
 def main():
     name, ours_path, torch_path = sys.argv[1:4]
     ours = read_float_tensor(ours_path)
@@ -59,10 +70,7 @@ def main():
     if ours.shape != reference.shape:
         print(f"check model={name} shape {ours.shape} instead of {reference.shape} ok=no")
         sys.exit(1)
-    error = float(numpy.abs(ours - reference).max())
-    scale = float(numpy.abs(reference).max())
-    # Relative to the output's size only: random-weight MobileNet-v2's outputs are around 1e-9.
-    ok = error <= 1e-4 * scale
+    error, scale, ok = compare(ours, reference)
     print(f"check model={name} max_abs_error={error:.3g} max_abs_value={scale:.3g} "
           f"ok={'yes' if ok else 'no'}")
     sys.exit(0 if ok else 1)
