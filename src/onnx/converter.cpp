@@ -63,10 +63,14 @@ std::vector<std::int64_t> NodeContext::constant_ints(int index, std::string_view
   }
   std::vector<std::int64_t> values;
   values.reserve(static_cast<std::size_t>(value.numel()));
-  for (std::int64_t i = 0; i < value.numel(); ++i) {
-    values.push_back(static_cast<std::int64_t>(value.at(i)));
-  }
+  for (std::int64_t i = 0; i < value.numel(); ++i) values.push_back(exact_int_at(value, i));
   return values;
+}
+
+std::int64_t exact_int_at(const Tensor& value, std::int64_t flat_index) {
+  if (value.dtype() == DType::Int64) return value.contiguous().data<std::int64_t>()[flat_index];
+  if (value.dtype() == DType::Int32) return value.contiguous().data<std::int32_t>()[flat_index];
+  return static_cast<std::int64_t>(value.at(flat_index));
 }
 
 const AttributeProto* NodeContext::find_attribute(std::string_view name,

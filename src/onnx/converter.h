@@ -125,6 +125,11 @@ class ConverterTable {
   std::vector<ConverterEntry> entries_;
 };
 
+/// Element `flat_index` of an integer tensor read exactly: int64 values beyond 2^53 (exporters'
+/// INT64_MAX for "to the end" or "no limit") do not survive Tensor::at's double. Other dtypes go
+/// through at().
+[[nodiscard]] std::int64_t exact_int_at(const Tensor& value, std::int64_t flat_index);
+
 /// The table of every converter, built once.
 [[nodiscard]] const ConverterTable& converter_table();
 

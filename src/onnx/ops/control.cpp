@@ -48,11 +48,6 @@ Variable int64_constant(std::int64_t value, std::string name) {
   return constant(Tensor::from_vector<std::int64_t>(Dims{}, {value}), std::move(name));
 }
 
-// Read exactly: trip counts near INT64_MAX (exporters' "no limit") do not survive a double.
-std::int64_t first_int(const Tensor& value) {
-  if (value.dtype() == DType::Int64) return value.data<std::int64_t>()[0];
-  return static_cast<std::int64_t>(value.at(0));
-}
 
 // The truth of a condition input known at import (a constant or an initializer).
 std::optional<bool> known_truth(const NodeContext& ctx, int index) {
@@ -132,7 +127,7 @@ Outputs convert_loop(NodeContext& ctx) {
                      : std::optional<Tensor>(Tensor::from_vector<std::int64_t>(
                            Dims{}, {std::numeric_limits<std::int64_t>::max()}));
   Variable n_steps = known_trip_count.has_value() && known_trip_count->numel() == 1
-                         ? int64_constant(first_int(*known_trip_count), label + "_trip_count")
+                         ? int64_constant(exact_int_at(*known_trip_count, 0), label + "_trip_count")
                          : cast(as_scalar(ctx.input(0), "Loop's trip count M"), DType::Int64);
   bool until = false;
   if (has_condition) {
@@ -171,7 +166,7 @@ Outputs convert_loop(NodeContext& ctx) {
                                      "Loop's carried values");
 
   const bool surely_runs =
-      !until && n_steps.kind() == VariableKind::Constant && first_int(n_steps.constant_value()) > 0;
+      !until && n_steps.kind() == VariableKind::Constant && exact_int_at(n_steps.constant_value(), 0) > 0;
   Outputs outputs;
   for (int k = 0; k < carried; ++k) {
     outputs.push_back(final_state(loop.outputs[static_cast<std::size_t>(1 + k)],

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // GatherElements, ScatterElements and GatherND imported from ONNX, against the values of the ONNX
-// operator documentation's examples (worked by hand).
+// operator documentation's examples (worked by hand), and Slice with the int64 sentinels
+// exporters write for open ends.
 #include <onnx/onnx_pb.h>
+
+#include <limits>
 
 #include "model_builder.h"
 #include "support/test_util.h"
@@ -53,6 +56,27 @@ TEST(OnnxIndexing, GatherElementsOnBothAxesWithNegativeIndices) {
                 {data, int64s({2, 3}, {-1, -2, 0, -2, 0, 0})})[0]
                 .to_doubles(),
             (std::vector<double>{7, 5, 3, 4, 2, 3}));
+}
+
+// x[:, 3:] is Slice(starts=[3], ends=[INT64_MAX], axes=[1]); x[:, ::-1] runs from -1 to
+// INT64_MIN with step -1. Both sentinels are beyond what a double holds exactly.
+TEST(OnnxIndexing, SliceToTheInt64SentinelsReachesTheEnds) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  auto slice_model = [](std::int64_t start, std::int64_t end, std::int64_t step,
+                        std::int64_t out) {
+    ModelBuilder model;
+    model.input("x", kFloat, {2, 5}).output("y", kFloat, {2, out});
+    model.int64_initializer("starts", {start}).int64_initializer("ends", {end});
+    model.int64_initializer("axes", {1}).int64_initializer("steps", {step});
+    model.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"});
+    return model;
+  };
+  const Tensor x = floats({2, 5}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  EXPECT_EQ(run(slice_model(3, kMax, 1, 2), {x})[0].to_doubles(),
+            (std::vector<double>{3, 4, 8, 9}));
+  EXPECT_EQ(run(slice_model(-1, kMin, -1, 5), {x})[0].to_doubles(),
+            (std::vector<double>{4, 3, 2, 1, 0, 9, 8, 7, 6, 5}));
 }
 
 TEST(OnnxIndexing, HugeDeclaredIndexExtentsAreRefusedNotAllocated) {
