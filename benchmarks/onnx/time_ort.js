@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Times ONNX Runtime (onnxruntime-node, CPU) inference of the benchmark models.
-// Usage: node time_ort.js --threads N --iters N --warmup N MODEL.onnx...
+// Usage: node time_ort.js --threads N --iters N --warmup N [--input NAME=D1xD2...] MODEL.onnx...
+// Input dims come from --input (repeatable, as `tscope bench --input`), else from the JSON file
+// next to each model (MODEL.dims.json: {"NAME": [D1, D2, ...]}).
 // Run with NODE_PATH pointing at the node_modules that holds onnxruntime-node.
 // Prints one line per model: `bench runtime=ort model=NAME threads=N iters=N min_ms=X median_ms=Y`.
 'use strict';
@@ -9,11 +11,15 @@ const path = require('path');
 const ort = require('onnxruntime-node');
 
 function parse(argv) {
-  const args = {threads: 1, iters: 20, warmup: 3, models: []};
+  const args = {threads: 1, iters: 20, warmup: 3, dims: null, models: []};
   for (let i = 0; i < argv.length; ++i) {
     const flag = argv[i];
     if (flag === '--threads' || flag === '--iters' || flag === '--warmup') {
       args[flag.slice(2)] = parseInt(argv[++i], 10);
+    } else if (flag === '--input') {
+      const [name, dims] = argv[++i].split('=');
+      args.dims = args.dims || {};
+      args.dims[name] = dims.split('x').map((d) => parseInt(d, 10));
     } else {
       args.models.push(flag);
     }
@@ -21,8 +27,7 @@ function parse(argv) {
   return args;
 }
 
-// Random float32 data for every input, with the declared dims (the benchmark models have static
-// dims).
+// Random float32 data for every input, with the given dims.
 function randomFeeds(session, dimsByName) {
   const feeds = {};
   for (const name of session.inputNames) {
@@ -50,9 +55,10 @@ async function main() {
       executionMode: 'sequential',
       graphOptimizationLevel: 'all',
     });
-    // onnxruntime-node does not expose input dims in every version: they come from the JSON
-    // file export_models.py writes next to the model ({"input": [d1, d2, ...]}).
-    const dimsByName = JSON.parse(fs.readFileSync(file.replace(/\.onnx$/, '.dims.json')));
+    // onnxruntime-node does not expose input dims in every version: without --input they come
+    // from the JSON file export_models.py writes next to the model ({"input": [d1, d2, ...]}).
+    const dimsByName =
+        args.dims || JSON.parse(fs.readFileSync(file.replace(/\.onnx$/, '.dims.json')));
     const feeds = randomFeeds(session, dimsByName);
     for (let i = 0; i < args.warmup; ++i) await session.run(feeds);
     const times = [];
