@@ -86,10 +86,16 @@ RecurrentResult lstm(const Variable& x, const Variable& w, const Variable& r,
                      const std::source_location& location = std::source_location::current());
 
 namespace ops::detail {
-/// How many threads the float32 Lstm kernel (oneDNN) splits a batch between at `threads` threads:
-/// 1 keeps oneDNN's own threading. Public so that a test can tell a split run from a serial one.
-[[nodiscard]] int lstm_batch_parts(std::int64_t batch, std::int64_t input, std::int64_t hidden,
-                                   int threads);
+/// How many threads the float32 Lstm and Gru kernels (oneDNN) split a batch between at `threads`
+/// threads, for a cell of `gates` gates (Lstm 4, Gru 3) over `steps` steps: 1 runs it whole, on
+/// oneDNN's own threading, or on the calling thread alone when the call is too small to repay
+/// waking the others. Public so that a test can tell a split run from a serial one.
+[[nodiscard]] int recurrent_batch_parts(int gates,
+                                        std::int64_t steps,
+                                        std::int64_t batch,
+                                        std::int64_t input,
+                                        std::int64_t hidden,
+                                        int threads);
 }  // namespace ops::detail
 
 }  // namespace tscope

@@ -8,10 +8,15 @@
 // The forward kernel projects every step's input with one product, then runs one product per step
 // (two without linear_before_reset: the reset gate must be known before Rh is applied). GruGrad
 // recomputes every gate from y with products over the whole sequence (no step depends on another
-// once h_{t-1} is known), then backpropagates through time.
+// once h_{t-1} is known), then backpropagates through time. Float32 Gru nodes without sequence_lens
+// run oneDNN's GRU primitives instead (recurrent_dnnl.h): `gru_forward` for linear_before_reset = 0
+// and `lbr_gru_forward` for 1, both with ONNX's equations (see their bias functions below).
+#include <algorithm>
+#include <array>
 #include <vector>
 
 #include "recurrent_common.h"
+#include "recurrent_dnnl.h"
 #include "recurrent_kernel.h"
 #include "tscope/graph/op_registry.h"
 #include "tscope/ops/recurrent.h"
@@ -211,6 +216,63 @@ std::vector<Variable> pullback_gru(const PullbackContext& ctx) {
 }
 Cost gru_cost(const CostContext& ctx) { return detail::recurrent_cost(ctx, CellKind::Gru, false); }
 Cost gru_grad_cost(const CostContext& ctx) { return detail::recurrent_cost(ctx, CellKind::Gru, true); }
+
+// oneDNN's GRU gates u, r, o are ONNX's z, r, h in the same order, with the same update
+// h' = u . h + (1 - u) . o, so W and R go into oneDNN's layout as they are.
+constexpr std::array<std::int64_t, 3> kGruOnnxGate{0, 1, 2};
+
+// linear_before_reset = 0: oneDNN's gru_forward computes o = tanh(W_o x + U_o (r . h) + B_o), and
+// ONNX adds Wbh and Rbh outside the product alike, so every gate's bias is Wb + Rb.
+void fill_gru_bias(const float* onnx, std::int64_t hidden, float* out) {
+  const std::int64_t gated = 3 * hidden;
+  for (std::int64_t j = 0; j < gated; ++j) out[j] = onnx[j] + onnx[gated + j];
+}
+
+// linear_before_reset = 1: oneDNN's lbr_gru_forward computes
+// o = tanh(W_o x + r . (U_o h + B_u') + B_o) with a fourth bias gate u' inside the reset product:
+// B_o is Wbh, B_u' is Rbh, and z and r take Wb + Rb.
+void fill_lbr_gru_bias(const float* onnx, std::int64_t hidden, float* out) {
+  const std::int64_t gated = 3 * hidden;
+  for (std::int64_t j = 0; j < 2 * hidden; ++j) out[j] = onnx[j] + onnx[gated + j];
+  std::copy(onnx + 2 * hidden, onnx + gated, out + 2 * hidden);
+  std::copy(onnx + gated + 2 * hidden, onnx + 2 * gated, out + gated);
+}
+
+dnnl::primitive_desc describe_gru(const detail::DnnlRnnDescs& d, const dnnl::primitive_attr& attr) {
+  return dnnl::gru_forward::primitive_desc(
+      dnnl::gru_forward::desc(dnnl::prop_kind::forward_inference, d.direction, d.x, d.state, d.w,
+                              d.r, d.bias, d.y, d.state),
+      attr, detail::dnnl_engine());
+}
+
+dnnl::primitive_desc describe_lbr_gru(const detail::DnnlRnnDescs& d,
+                                      const dnnl::primitive_attr& attr) {
+  return dnnl::lbr_gru_forward::primitive_desc(
+      dnnl::lbr_gru_forward::desc(dnnl::prop_kind::forward_inference, d.direction, d.x, d.state,
+                                  d.w, d.r, d.bias, d.y, d.state),
+      attr, detail::dnnl_engine());
+}
+
+constexpr detail::DnnlCell kGruDnnl{.kind = CellKind::Gru,
+                                    .onnx_gate = kGruOnnxGate,
+                                    .bias_gates = 3,
+                                    .fill_bias = fill_gru_bias,
+                                    .describe = describe_gru,
+                                    .what = "a GRU descriptor"};
+constexpr detail::DnnlCell kLbrGruDnnl{.kind = CellKind::Gru,
+                                       .onnx_gate = kGruOnnxGate,
+                                       .bias_gates = 4,
+                                       .fill_bias = fill_lbr_gru_bias,
+                                       .describe = describe_lbr_gru,
+                                       .what = "an LBR GRU descriptor"};
+
+// oneDNN's GRU primitive of the node's form for float32 nodes without sequence_lens; the BLAS
+// loops for the rest.
+void compute_gru_fast(KernelContext& ctx) {
+  const detail::DnnlCell& cell =
+      ctx.attrs->get_bool("linear_before_reset") ? kLbrGruDnnl : kGruDnnl;
+  if (!detail::run_recurrent_dnnl(ctx, cell)) detail::compute_recurrent_fast<GruCell>(ctx);
+}
 }  // namespace
 
 void register_gru(OpRegistry& registry) {
@@ -221,7 +283,7 @@ void register_gru(OpRegistry& registry) {
                 .num_outputs = 2,
                 .infer = infer_gru,
                 .reference = {"ref", detail::compute_recurrent_reference<GruCell>},
-                .fast = {"blas", detail::compute_recurrent_fast<GruCell>},
+                .fast = {"blas", compute_gru_fast, nullptr, detail::dnnl_fast_label<CellKind::Gru>},
                 .pullback = pullback_gru,
                 .cost = gru_cost,
                 .print = [](const OpDef&, const Attrs& attrs) {

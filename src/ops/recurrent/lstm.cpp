@@ -7,10 +7,11 @@
 // The forward kernel projects every step's input with one product, then runs one product per step
 // for the recurrence. LstmGrad recomputes the gates from y (two products over the whole sequence
 // and one elementwise pass for c), then backpropagates through time with one product per step.
+#include <array>
 #include <vector>
 
 #include "recurrent_common.h"
-#include "lstm_dnnl.h"
+#include "recurrent_dnnl.h"
 #include "recurrent_kernel.h"
 #include "tscope/graph/op_registry.h"
 #include "tscope/ops/recurrent.h"
@@ -216,27 +217,56 @@ Cost lstm_cost(const CostContext& ctx) { return detail::recurrent_cost(ctx, Cell
 Cost lstm_grad_cost(const CostContext& ctx) {
   return detail::recurrent_cost(ctx, CellKind::Lstm, true);
 }
-// oneDNN's LSTM primitive for float32 nodes without peepholes or sequence_lens (lstm_dnnl.h);
+// oneDNN gate g holds ONNX gate kLstmOnnxGate[g]: (i, f, c, o) from (i, o, f, c).
+constexpr std::array<std::int64_t, 4> kLstmOnnxGate{0, 2, 3, 1};
+
+// oneDNN's bias is one vector per gate: Wb + Rb, in oneDNN's gate order.
+void fill_lstm_bias(const float* onnx, std::int64_t hidden, float* out) {
+  const std::int64_t gated = 4 * hidden;
+  for (std::size_t g = 0; g < kLstmOnnxGate.size(); ++g) {
+    const std::int64_t from = kLstmOnnxGate[g] * hidden;
+    float* to = out + static_cast<std::int64_t>(g) * hidden;
+    for (std::int64_t j = 0; j < hidden; ++j) to[j] = onnx[from + j] + onnx[gated + from + j];
+  }
+}
+
+dnnl::primitive_desc describe_lstm(const detail::DnnlRnnDescs& d,
+                                   const dnnl::primitive_attr& attr) {
+  return dnnl::lstm_forward::primitive_desc(
+      dnnl::lstm_forward::desc(dnnl::prop_kind::forward_inference, d.direction, d.x, d.state,
+                               d.state, d.w, d.r, d.bias, d.y, d.state, d.state),
+      attr, detail::dnnl_engine());
+}
+
+constexpr detail::DnnlCell kLstmDnnl{.kind = CellKind::Lstm,
+                                     .onnx_gate = kLstmOnnxGate,
+                                     .bias_gates = 4,
+                                     .fill_bias = fill_lstm_bias,
+                                     .describe = describe_lstm,
+                                     .what = "an LSTM descriptor"};
+
+// oneDNN's LSTM primitive for float32 nodes without peepholes or sequence_lens (recurrent_dnnl.h);
 // the BLAS loops for the rest.
 void compute_lstm_fast(KernelContext& ctx) {
-  if (!detail::run_lstm_dnnl(ctx)) detail::compute_recurrent_fast<LstmCell>(ctx);
+  if (!detail::run_recurrent_dnnl(ctx, kLstmDnnl)) detail::compute_recurrent_fast<LstmCell>(ctx);
 }
 }  // namespace
 
 void register_lstm(OpRegistry& registry) {
-  registry.add({.name = "Lstm",
-                .family = "Lstm",
-                .summary = "one LSTM direction over a sequence (ONNX gates i,o,f,c; peepholes)",
-                .num_inputs = -1,
-                .num_outputs = 3,
-                .infer = infer_lstm,
-                .reference = {"ref", detail::compute_recurrent_reference<LstmCell>},
-                .fast = {"blas", compute_lstm_fast, nullptr, detail::lstm_fast_label},
-                .pullback = pullback_lstm,
-                .cost = lstm_cost,
-                .print = [](const OpDef&, const Attrs& attrs) {
-                  return detail::recurrent_printed_name(CellKind::Lstm, false, attrs);
-                }});
+  registry.add(
+      {.name = "Lstm",
+       .family = "Lstm",
+       .summary = "one LSTM direction over a sequence (ONNX gates i,o,f,c; peepholes)",
+       .num_inputs = -1,
+       .num_outputs = 3,
+       .infer = infer_lstm,
+       .reference = {"ref", detail::compute_recurrent_reference<LstmCell>},
+       .fast = {"blas", compute_lstm_fast, nullptr, detail::dnnl_fast_label<CellKind::Lstm>},
+       .pullback = pullback_lstm,
+       .cost = lstm_cost,
+       .print = [](const OpDef&, const Attrs& attrs) {
+         return detail::recurrent_printed_name(CellKind::Lstm, false, attrs);
+       }});
   registry.add({.name = "LstmGrad",
                 .family = "LstmGrad",
                 .summary = "backpropagation through time of Lstm: gradients of all its inputs",

@@ -61,6 +61,29 @@ TEST(RecurrentContract, LstmProfileNamesOneDnnWhereItsPrimitiveRuns) {
             "blas");
 }
 
+TEST(RecurrentContract, GruProfileNamesOneDnnWhereItsPrimitiveRuns) {
+  // Float32 without sequence_lens runs oneDNN's GRU primitives (both reset forms); the rest BLAS
+  // loops.
+  const auto label_of = [](const RecurrentResult& result) {
+    const ApplyNode& node = *result.y.owner();
+    return std::string(node.op().fast.name_for(node.inputs(), node.attrs()));
+  };
+  const auto operands = [](DType dtype) {
+    return std::vector<Variable>{tensor3(dtype, "x"), matrix(dtype, "w"), matrix(dtype, "r")};
+  };
+  std::vector<Variable> f32 = operands(DType::Float32);
+  for (bool linear_before_reset : {false, true}) {
+    EXPECT_EQ(label_of(gru(f32[0], f32[1], f32[2], {.linear_before_reset = linear_before_reset})),
+              "dnnl")
+        << linear_before_reset;
+  }
+  std::vector<Variable> f64 = operands(DType::Float64);
+  EXPECT_EQ(label_of(gru(f64[0], f64[1], f64[2])), "blas");
+  const Variable lengths = vector(DType::Int64, "lengths");
+  EXPECT_EQ(label_of(gru(f32[0], f32[1], f32[2], {.sequence_lens = lengths})), "blas");
+  EXPECT_EQ(label_of(rnn(f32[0], f32[1], f32[2])), "blas");
+}
+
 Cost cost_of(const Variable& v) {
   const ApplyNode& node = *v.owner();
   std::vector<Dims> inputs, outputs;
