@@ -44,6 +44,13 @@ inline constexpr std::array<std::int64_t, 2> kChannelBlockSizes{8, 16};
 /// (OIhw16i16o), groups 1, a 3x3 kernel, strides and dilations 1.
 [[nodiscard]] bool suits_winograd(const Attrs& attrs, std::int64_t kernel_h, std::int64_t kernel_w);
 
+/// Whether Winograd F(2x2, 3x3) is expected to beat the direct convolution on an output of
+/// out_h x out_w per image from `channels` input channels: its per-call transforms of every 2x2
+/// output tile cost in proportion to tiles x channels, while the multiplications it saves grow
+/// with tiles x channels^2, so small images with few channels (late layers of a network on small
+/// inputs) run faster direct. True when the spatial extents are unknown statically.
+[[nodiscard]] bool winograd_pays_off(std::int64_t out_h, std::int64_t out_w, std::int64_t channels);
+
 /// The packed weight layout (PackConvWeights' and BlockedConv's attr "layout") for a float32 2-D
 /// convolution with `channels` inputs, `out_channels` outputs and `groups` on blocks of `block`
 /// channels (8 or 16; B below), or nullopt when it cannot run blocked. Every layout needs

@@ -329,6 +329,15 @@ bool suits_winograd(const Attrs& attrs, std::int64_t kernel_h, std::int64_t kern
   return true;
 }
 
+bool winograd_pays_off(std::int64_t out_h, std::int64_t out_w, std::int64_t channels) {
+  if (out_h == kUnknownDim || out_w == kUnknownDim || channels == kUnknownDim) return true;
+  // The threshold comes from timing both kernels on ResNet's 3x3 layers at several image sizes
+  // (docs/conv.md, "Winograd").
+  constexpr std::int64_t kMinTileChannels = 4096;
+  const std::int64_t tiles = ((out_h + 1) / 2) * ((out_w + 1) / 2);
+  return tiles * channels >= kMinTileChannels;
+}
+
 std::optional<std::string> blocked_weight_layout(std::int64_t channels, std::int64_t out_channels,
                                                  std::int64_t groups, std::int64_t block) {
   using ops::detail::WeightKind;

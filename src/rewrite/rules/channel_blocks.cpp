@@ -170,7 +170,9 @@ class Materialiser {
         op_def("PackConvWeights"), {weights},
         Attrs{{"block", plan_.block}, {"groups", groups}, {"layout", layout.weights}}, provenance);
     Attrs attrs = attrs_base;
-    if (winograd_ && suits_winograd(attrs, w.type().dims[2], w.type().dims[3])) {
+    const Dims& out_dims = conv.output(0).type().dims;
+    if (winograd_ && suits_winograd(attrs, w.type().dims[2], w.type().dims[3]) &&
+        winograd_pays_off(out_dims[2], out_dims[3], layout.channels)) {
       attrs.set("winograd", true);
     }
     const auto blocked_conv = ApplyNode::create(

@@ -167,6 +167,28 @@ TEST(ChannelBlocks, ThreeByThreeConvolutionsOnSixteenChannelBlocksMayRunWinograd
   expect_same_results(direct, plain, {random_tensor(DType::Float32, {2, 32, 9, 10}, 14)}, 1e-6);
 }
 
+// With static image sizes, Winograd is asked for only where it pays off: a 32 x 32 output from
+// 16 channels (256 tiles) runs it, a 4 x 4 output from 32 channels (4 tiles) runs direct.
+TEST(ChannelBlocks, WinogradOnlyWhereTheImageHasTilesEnough) {
+  const ConvOptions same{.padding = Padding::symmetric({1, 1})};
+  const auto winograd_convs = [&](std::int64_t side, std::int64_t channels) {
+    Variable x = tensor(DType::Float32, {1, channels, side, side}, "x");
+    const Variable w =
+        constant(random_tensor(DType::Float32, {16, channels, 3, 3}, 1, -0.1, 0.1), "w");
+    Function f = compile({x}, {conv2d(x, w, same)}, true, 16);
+    int count = 0;
+    for (const ApplyNode* node : f.graph().toposort()) {
+      if (node->op().name == "BlockedConv" && node->attrs().get_bool_or("winograd", false)) ++count;
+    }
+    return count;
+  };
+  EXPECT_EQ(winograd_convs(32, 16), winograd_available() ? 1 : 0);
+  EXPECT_EQ(winograd_convs(4, 32), 0);
+  EXPECT_TRUE(winograd_pays_off(kUnknownDim, 8, 16));
+  EXPECT_TRUE(winograd_pays_off(7, 7, 512));
+  EXPECT_FALSE(winograd_pays_off(8, 8, 128));
+}
+
 TEST(ChannelBlocks, ReplacementsKeepTheUserCreationSite) {
   Variable x = tensor4(DType::Float32, "x");
   const int conv_line = __LINE__ + 1;
