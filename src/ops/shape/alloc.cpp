@@ -85,6 +85,20 @@ AllocPlan plan_alloc(const KernelContext& ctx) {
   return plan;
 }
 
+// Steps `index` to the next position over axes 0..last (the last fastest), moving `offset`, the
+// matching position in value, by the plan's strides.
+void advance(const AllocPlan& plan, int last, std::array<std::int64_t, kMaxRank>& index,
+             std::int64_t& offset) {
+  for (int axis = last; axis >= 0; --axis) {
+    const auto slot = static_cast<std::size_t>(axis);
+    ++index[slot];
+    offset += plan.source_strides[axis];
+    if (index[slot] < plan.shape[axis]) return;
+    offset -= plan.source_strides[axis] * plan.shape[axis];
+    index[slot] = 0;
+  }
+}
+
 // Writes value broadcast into `out` element by element: any strides.
 void fill_by_index(const Tensor& value, const AllocPlan& plan, Tensor& out) {
   const int rank = plan.shape.rank();
@@ -97,14 +111,7 @@ void fill_by_index(const Tensor& value, const AllocPlan& plan, Tensor& out) {
     std::int64_t offset = 0;
     for (std::int64_t flat = 0; flat < count; ++flat) {
       data[flat] = source[offset];
-      for (int axis = rank - 1; axis >= 0; --axis) {
-        const auto slot = static_cast<std::size_t>(axis);
-        ++index[slot];
-        offset += plan.source_strides[axis];
-        if (index[slot] < plan.shape[axis]) break;
-        offset -= plan.source_strides[axis] * plan.shape[axis];
-        index[slot] = 0;
-      }
+      advance(plan, rank - 1, index, offset);
     }
   });
 }
@@ -145,14 +152,7 @@ void compute_alloc_fast(KernelContext& ctx) {
   std::int64_t offset = 0;  // in elements of value
   for (std::int64_t start = 0; start < count; start += row) {
     std::memcpy(data + start * item, source + offset * item, static_cast<std::size_t>(row * item));
-    for (int axis = rank - 2; axis >= 0; --axis) {
-      const auto slot = static_cast<std::size_t>(axis);
-      ++index[slot];
-      offset += plan.source_strides[axis];
-      if (index[slot] < plan.shape[axis]) break;
-      offset -= plan.source_strides[axis] * plan.shape[axis];
-      index[slot] = 0;
-    }
+    advance(plan, rank - 2, index, offset);
   }
 }
 
