@@ -44,15 +44,19 @@ TEST(RecurrentContract, EveryRecurrentOpIsComplete) {
   }
 }
 
+// The kernel library the profile names for the node computing `result`.
+std::string label_of(const RecurrentResult& result) {
+  const ApplyNode& node = *result.y.owner();
+  return std::string(node.op().fast.name_for(node.inputs(), node.attrs()));
+}
+
+// x, W and R of a recurrent op, of `dtype`.
+std::vector<Variable> operands(DType dtype) {
+  return {tensor3(dtype, "x"), matrix(dtype, "w"), matrix(dtype, "r")};
+}
+
 TEST(RecurrentContract, LstmProfileNamesOneDnnWhereItsPrimitiveRuns) {
   // Float32 without peepholes or sequence_lens runs oneDNN's LSTM primitive; the rest BLAS loops.
-  const auto label_of = [](const RecurrentResult& result) {
-    const ApplyNode& node = *result.y.owner();
-    return std::string(node.op().fast.name_for(node.inputs(), node.attrs()));
-  };
-  const auto operands = [](DType dtype) {
-    return std::vector<Variable>{tensor3(dtype, "x"), matrix(dtype, "w"), matrix(dtype, "r")};
-  };
   std::vector<Variable> f32 = operands(DType::Float32);
   EXPECT_EQ(label_of(lstm(f32[0], f32[1], f32[2])), "dnnl");
   std::vector<Variable> f64 = operands(DType::Float64);
@@ -64,13 +68,6 @@ TEST(RecurrentContract, LstmProfileNamesOneDnnWhereItsPrimitiveRuns) {
 TEST(RecurrentContract, GruProfileNamesOneDnnWhereItsPrimitiveRuns) {
   // Float32 without sequence_lens runs oneDNN's GRU primitives (both reset forms); the rest BLAS
   // loops.
-  const auto label_of = [](const RecurrentResult& result) {
-    const ApplyNode& node = *result.y.owner();
-    return std::string(node.op().fast.name_for(node.inputs(), node.attrs()));
-  };
-  const auto operands = [](DType dtype) {
-    return std::vector<Variable>{tensor3(dtype, "x"), matrix(dtype, "w"), matrix(dtype, "r")};
-  };
   std::vector<Variable> f32 = operands(DType::Float32);
   for (bool linear_before_reset : {false, true}) {
     EXPECT_EQ(label_of(gru(f32[0], f32[1], f32[2], {.linear_before_reset = linear_before_reset})),
