@@ -110,8 +110,20 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
     ZoneNodeRecord, site, parent, call_count, total_ns, self_ns)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ZoneValueRecord, site, count, sum, min, max)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
-    ZoneThreadRecord, thread_index, os_thread_id, name, exited, nodes, values)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostRecord, sites, threads, clock, zone_overhead_ns)
+    ZoneThreadRecord, thread_index, os_thread_id, name, exited, nodes, values, process)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProcessRecord,
+                                                pid,
+                                                parent_pid,
+                                                label,
+                                                state,
+                                                start_ns,
+                                                end_ns,
+                                                start_monotonic_ns,
+                                                end_monotonic_ns,
+                                                clock_error_ns,
+                                                busy_ns)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+    HostRecord, sites, threads, clock, zone_overhead_ns, processes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
     TraceSummary, path, event_count, dropped_event_count, ring_capacity_events)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Profile,

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tscope/profile/profile_options.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <map>
 
@@ -96,6 +101,8 @@ const std::map<std::string_view, Setter>& setters() {
          o.zones_by_cumtime = v == "cumtime";
        }},
       {"profiling.trace", [](ProfileOptions& o, auto n, auto v) { o.trace = output_path(n, v); }},
+      {"profiling.directory",
+       [](ProfileOptions& o, auto n, auto v) { o.directory = output_path(n, v); }},
       {"profiling.trace_buffer_mb",
        [](ProfileOptions& o, auto n, auto v) {
          const int megabytes = parse_int(n, v, 1);
@@ -124,6 +131,32 @@ std::string valid_names() {
 }  // namespace
 
 namespace {
+// The shard directory is made when the first worker starts: it must be a directory already, or
+// be creatable in one that exists.
+void check_directory_flag(std::string_view flag, const std::string& path) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) == 0) {
+    if (!S_ISDIR(status.st_mode)) {
+      throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: {}={}: it exists and is not a directory", flag,
+                  path);
+    }
+    if (::access(path.c_str(), W_OK | X_OK) != 0) {
+      throw_error(ErrorKind::BadFlag, "TSCOPE_FLAGS: {}={}: {}", flag, path, std::strerror(errno));
+    }
+    return;
+  }
+  std::string trimmed = path;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  const std::size_t slash = trimmed.rfind('/');
+  const std::string parent =
+      slash == std::string::npos ? "." : (slash == 0 ? "/" : trimmed.substr(0, slash));
+  if (::stat(parent.c_str(), &status) != 0 || !S_ISDIR(status.st_mode)) {
+    throw_error(ErrorKind::BadFlag,
+                "TSCOPE_FLAGS: {}={}: cannot be created, its parent directory '{}' does not exist",
+                flag, path, parent);
+  }
+}
+
 void check_file_flag(std::string_view flag, const std::string& path) {
   try {
     check_output_path(path);
@@ -141,6 +174,7 @@ void check_destination(const ProfileOptions& options) {
   if (!options.html.empty()) check_file_flag("profiling.html", options.html);
   if (!options.folded.empty()) check_file_flag("profiling.folded", options.folded);
   if (!options.trace.empty()) check_file_flag("profiling.trace", options.trace);
+  if (!options.directory.empty()) check_directory_flag("profiling.directory", options.directory);
 }
 
 ProfileOptions parse_flags(std::string_view text) {
@@ -178,6 +212,49 @@ const ProfileOptions& process_flags() {
     return parsed;
   }());
   return options;
+}
+
+}  // namespace tscope::profile
+
+namespace tscope::profile {
+namespace {
+constexpr const char* kWorkerParentVariable = "TSCOPE_PROFILE_PARENT";
+
+std::optional<WorkerParent> parse_worker_parent(std::string_view text) {
+  const std::size_t colon = text.find(':');
+  if (colon == std::string_view::npos || colon + 1 >= text.size()) return std::nullopt;
+  std::int64_t pid = 0;
+  const std::string_view digits = text.substr(0, colon);
+  const auto [end, status] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+  if (status != std::errc() || end != digits.data() + digits.size() || pid <= 0) {
+    return std::nullopt;
+  }
+  const std::string_view directory = text.substr(colon + 1);
+  if (!directory.starts_with('/')) return std::nullopt;
+  return WorkerParent{.pid = pid, .directory = std::string(directory)};
+}
+}  // namespace
+
+const std::optional<WorkerParent>& inherited_worker_parent() {
+  // Leaked, like process_flags(): the exit-time writer reads it.
+  static const auto& parent = *new std::optional<WorkerParent>([]() -> std::optional<WorkerParent> {
+    const char* text = std::getenv(kWorkerParentVariable);  // NOLINT(concurrency-mt-unsafe)
+    if (text == nullptr) return std::nullopt;
+    std::optional<WorkerParent> parsed = parse_worker_parent(text);
+    if (!parsed) {
+      const std::string line = std::string("tscope: ignoring ") + kWorkerParentVariable + "='" +
+                               text + "': expected <pid>:<absolute directory>\n";
+      write_all_to_fd(STDERR_FILENO, line);
+    }
+    return parsed;
+  }());
+  return parent;
+}
+
+void export_worker_parent(const WorkerParent& parent) {
+  (void)inherited_worker_parent();
+  const std::string value = std::to_string(parent.pid) + ":" + parent.directory;
+  ::setenv(kWorkerParentVariable, value.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
 }
 
 }  // namespace tscope::profile

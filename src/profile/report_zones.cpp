@@ -85,8 +85,11 @@ void render_callers_callees(const HostRecord& host,
   }
 }
 
+// Threads of several processes: each row starts with its process's pid.
 void render_threads(const HostRecord& host, std::string& out) {
+  const bool by_process = !host.processes.empty();
   out += "\n  Threads (top-level time: cumtime of the zones entered outside any other):\n";
+  out += by_process ? "         pid" : "";
   out += "    thread   os tid   zone calls  top-level time  top zone by tottime       name\n";
   for (const ZoneThreadRecord& thread : host.threads) {
     std::int64_t calls = 0, top_level_ns = 0;
@@ -102,9 +105,62 @@ void render_threads(const HostRecord& host, std::string& out) {
         top == totals.end() ? "-" : host.sites[static_cast<std::size_t>(top->site)].name;
     std::string name = thread.name;
     if (thread.exited) name += name.empty() ? "(exited)" : " (exited)";
+    if (by_process) {
+      const auto process = static_cast<std::size_t>(thread.process);
+      out +=
+          fmt::sprintf("  %10d", process < host.processes.size() ? host.processes[process].pid : 0);
+    }
     out += fmt::sprintf("    %6d %8d %12d %14.3fs  %-24s  %s\n", thread.thread_index,
                         thread.os_thread_id, calls, seconds(top_level_ns), top_name, name);
   }
+}
+
+std::string microseconds_or_dash(std::int64_t ns) {
+  return ns < 0 ? std::string("-") : fmt::sprintf("%.1f us", static_cast<double>(ns) * 1e-3);
+}
+
+// Worker processes (worker_processes.h): per process its threads, busy and idle time, and the
+// workers that left no shard.
+void render_processes(const HostRecord& host, std::string& out) {
+  if (host.processes.empty()) return;
+  out +=
+      "\n  Processes (busy: top-level zone time of its threads, added up; idle: life minus busy;\n"
+      "  clock error: bound on its start and end against the main process's clock):\n";
+  out +=
+      "         pid   parent  label  state     threads  zone calls        busy        idle"
+      "        life  clock error\n";
+  std::string unfinished;
+  for (std::size_t i = 0; i < host.processes.size(); ++i) {
+    const ProcessRecord& process = host.processes[i];
+    std::int64_t threads = 0, calls = 0;
+    for (const ZoneThreadRecord& thread : host.threads) {
+      if (thread.process != static_cast<std::int64_t>(i)) continue;
+      ++threads;
+      for (const ZoneNodeRecord& node : thread.nodes) calls += node.call_count;
+    }
+    const bool ended = process.end_ns != 0;
+    const std::int64_t life_ns = ended ? process.end_ns - process.start_ns : -1;
+    const auto seconds_or_dash = [](std::int64_t ns) {
+      return ns < 0 ? std::string("-") : fmt::sprintf("%.3fs", seconds(ns));
+    };
+    out += fmt::sprintf(
+        "    %8d %8d  %-5s  %-8s %8d %11d %11s %11s %11s  %s\n", process.pid, process.parent_pid,
+        process.label.empty() ? "-" : process.label, process.state, threads, calls,
+        process.state == "missing" || process.state == "running" ? std::string("-")
+                                                                 : seconds_or_dash(process.busy_ns),
+        ended ? seconds_or_dash(std::max<std::int64_t>(life_ns - process.busy_ns, 0))
+              : std::string("-"),
+        seconds_or_dash(life_ns), microseconds_or_dash(process.clock_error_ns));
+    if (process.state == "missing") {
+      unfinished +=
+          fmt::format("  worker {}: missing \u2014 started, no shard (killed?)\n", process.pid);
+    } else if (process.state == "running") {
+      unfinished += fmt::format(
+          "  worker {}: running \u2014 started, no shard yet (still alive at this report)\n",
+          process.pid);
+    }
+  }
+  out += unfinished;
 }
 
 void render_values(const HostRecord& host, const ZoneThreadRecord& merged, std::string& out) {
@@ -140,6 +196,17 @@ std::string render_zone_section(const HostRecord& host, const TextReportOptions&
   std::string out = "Host zones\n==========\n";
   out += fmt::format("  {} zone calls in {} threads ({} exited); zone clock: {}\n", calls,
                      host.threads.size(), exited, host.clock.empty() ? "unknown" : host.clock);
+  if (host.processes.size() > 0) {
+    std::map<std::string, std::int64_t> states;
+    for (const ProcessRecord& process : host.processes) states[process.state] += 1;
+    std::string counts;
+    for (const char* state : {"merged", "missing", "running"}) {
+      if (states[state] == 0) continue;
+      counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", states[state], state);
+    }
+    out += fmt::format("  Processes: {} (worker processes: {}); see Processes below\n",
+                       host.processes.size(), counts.empty() ? "none" : counts);
+  }
   if (host.zone_overhead_ns >= 0) {
     out += fmt::sprintf("  Zone overhead: %.1f ns per zone enter+exit (measured)\n",
                         host.zone_overhead_ns);
@@ -152,6 +219,7 @@ std::string render_zone_section(const HostRecord& host, const TextReportOptions&
   const std::size_t with_edges =
       std::min(shown, static_cast<std::size_t>(std::max(options.n_zone_callers, 0)));
   render_callers_callees(host, rows, with_edges, zone_edges(merged), out);
+  render_processes(host, out);
   render_threads(host, out);
   render_values(host, merged, out);
   out += "\n";

@@ -93,9 +93,18 @@ HostRecord merge_host_records(const HostRecord& a, const HostRecord& b) {
   HostRecord merged = a;
   const auto offset = static_cast<std::int64_t>(a.sites.size());
   merged.sites.insert(merged.sites.end(), b.sites.begin(), b.sites.end());
+  // Threads point at their process, and b's processes follow a's. Once either side lists
+  // processes, a side that lists none stands for one process of its own, not named.
+  const bool with_processes = !a.processes.empty() || !b.processes.empty();
+  if (with_processes && merged.processes.empty()) merged.processes.push_back({.state = "main"});
+  const auto process_offset =
+      with_processes ? static_cast<std::int64_t>(merged.processes.size()) : 0;
+  if (with_processes && b.processes.empty()) merged.processes.push_back({.state = "main"});
+  merged.processes.insert(merged.processes.end(), b.processes.begin(), b.processes.end());
   for (ZoneThreadRecord thread : b.threads) {
     for (ZoneNodeRecord& node : thread.nodes) node.site += offset;
     for (ZoneValueRecord& value : thread.values) value.site += offset;
+    thread.process += process_offset;
     merged.threads.push_back(std::move(thread));
   }
   if (merged.clock.empty()) merged.clock = b.clock;

@@ -3,6 +3,7 @@
 // thread's chunk and publishes it with one release store; no lock, no allocation. A full chunk is
 // folded into the thread's call tree under the buffer's own mutex (once per 4096 records), which
 // is also what a snapshot takes, so a reader never sees a record being written.
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -172,6 +173,8 @@ struct ThreadBuffer {
   std::int64_t os_thread_id = 0;
   std::string name;     // under mutex
   bool exited = false;  // under mutex
+  // Copied from the parent by fork(): the parent's data, never this process's (fork_child).
+  bool inherited = false;
 
   // Folds the published records into the tree; the caller holds the mutex.
   void fold() {
@@ -216,9 +219,17 @@ struct Registry {
   std::deque<ZoneSite> interned_sites;
 };
 
+void prepare_fork() noexcept;
+void after_fork_in_parent() noexcept;
+void after_fork_in_child() noexcept;
+
 Registry& registry() {
   // Leaked: the exit-time writer snapshots zones during static destruction.
-  static Registry& instance = *new Registry();
+  static Registry& instance = []() -> Registry& {
+    Registry* made = new Registry();
+    ::pthread_atfork(prepare_fork, after_fork_in_parent, after_fork_in_child);
+    return *made;
+  }();
   return instance;
 }
 
@@ -248,6 +259,36 @@ struct ThreadRetirer {
   }
 };
 thread_local ThreadRetirer t_retirer;
+
+// fork() copies one thread. Every zone lock is taken before the copy, so that none is held by a
+// thread that the child will not have; the lock order is the snapshot's (registry, then buffers).
+void prepare_fork() noexcept {
+  Registry& shared = registry();
+  shared.mutex.lock();
+  for (ThreadBuffer* buffer : shared.buffers) buffer->mutex.lock();
+}
+
+void after_fork_in_parent() noexcept {
+  Registry& shared = registry();
+  for (ThreadBuffer* buffer : shared.buffers) buffer->mutex.unlock();
+  shared.mutex.unlock();
+}
+
+// The child is a process of its own: the parent's threads are not its threads (counting them
+// again would double them in a merged report), and the zones the forking thread had open were
+// entered by the parent, so the child must not close them. The copies stay allocated but unused:
+// freeing them would write to pages the child shares with the parent, and nothing else that could
+// allocate is safe here. The forking thread gets a fresh buffer at its next zone.
+void after_fork_in_child() noexcept {
+  Registry& shared = registry();
+  for (ThreadBuffer* buffer : shared.buffers) {
+    buffer->inherited = true;
+    buffer->mutex.unlock();
+  }
+  shared.next_thread_index = 0;
+  t_buffer = nullptr;
+  shared.mutex.unlock();
+}
 
 ThreadBuffer* attach_thread() noexcept {
   if (t_exited) return nullptr;  // a zone in another thread_local's destructor: dropped
@@ -380,6 +421,14 @@ void zone_value(const ZoneSite* site, double value) noexcept {
 
 }  // namespace detail
 
+std::int64_t zone_clock_ns() noexcept {
+  try {
+    return to_ns(read_ticks(), ns_per_tick());
+  } catch (...) {
+    return steady_ticks();  // the tick source could not be measured: zones read steady_clock
+  }
+}
+
 void set_zones_enabled(bool enabled) noexcept {
   if (enabled) prepare_clock();
   detail::g_zone_state.store(enabled ? detail::kZonesOn : detail::kZonesOff,
@@ -440,6 +489,7 @@ HostRecord snapshot_host_zones() {
   Registry& shared = registry();
   std::lock_guard registry_lock(shared.mutex);
   for (ThreadBuffer* buffer : shared.buffers) {
+    if (buffer->inherited) continue;
     ThreadTree tree;
     ZoneThreadRecord thread;
     {
@@ -480,6 +530,7 @@ std::int64_t host_zone_record_count() noexcept {
     std::lock_guard registry_lock(shared.mutex);
     std::int64_t total = 0;
     for (ThreadBuffer* buffer : shared.buffers) {
+      if (buffer->inherited) continue;
       std::lock_guard lock(buffer->mutex);
       total += buffer->tree.record_count + buffer->count.load(std::memory_order_acquire);
     }
@@ -502,7 +553,7 @@ void reset_host_zones() {
     bool exited = false;
     {
       std::lock_guard lock(buffer->mutex);
-      exited = buffer->exited;
+      exited = buffer->exited || buffer->inherited;
       buffer->tree = ThreadTree{};
       buffer->count.store(0, std::memory_order_relaxed);
     }

@@ -17,6 +17,11 @@
 /// thread context (allocating, locking, file I/O are all allowed there), then restores the
 /// previous disposition of that signal and raises it again, so the process ends as it would
 /// have without the profiler (exit status "killed by SIGINT"), or the user's own handler runs.
+///
+/// Worker processes (worker_processes.h): once the handlers are installed, a fork child becomes a
+/// worker (the fork handlers give it a pipe and watcher of its own) and an exec'd program that
+/// finds TSCOPE_PROFILE_PARENT becomes one too; a worker's writes go to its shard, and a main
+/// process merges its workers' shards into what it writes.
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -65,11 +70,20 @@ class GlobalProfiles {
  private:
   GlobalProfiles() = default;
   void install_handlers();
+  /// fork() handlers (pthread_atfork): the child becomes a worker (worker_processes.h).
+  static void prepare_fork() noexcept;
+  static void after_fork_in_parent() noexcept;
+  static void after_fork_in_child() noexcept;
+  /// A worker's write: its zones and graph profiles, as a shard in the shard directory.
+  void write_shard(std::vector<Profile> profiles, const ProfileOptions& settings);
+  /// A main process's write: the shards its workers left, merged into `profiles`.
+  void attach_worker_shards(std::vector<Profile>& profiles) const;
   /// Turns the timeline on when the options ask for one (profiling.trace); under mutex_.
   void start_tracing_if_asked();
 
   mutable std::mutex mutex_;
   std::vector<std::shared_ptr<ProfileCollector>> collectors_;
+  std::size_t first_worker_collector_ = 0;  // a fork child's: those it registered itself
   ProfileOptions options_ = process_flags();
   bool handlers_installed_ = false;
   bool host_zones_ = false;

@@ -196,6 +196,28 @@ struct ZoneThreadRecord {
   bool exited = false;            ///< the thread had ended; its data was kept
   std::vector<ZoneNodeRecord> nodes;  ///< parents come before their children
   std::vector<ZoneValueRecord> values;
+  std::int64_t process = 0;  ///< index into HostRecord::processes (when it has any)
+};
+
+/// One process whose zones a profile holds (worker_processes.h): the process that wrote the
+/// profile, or a worker process (forked, or a program using tscope started by exec) with or
+/// without a shard. Times are on the zone clock of the profile's main process.
+struct ProcessRecord {
+  std::int64_t pid = 0;
+  std::int64_t parent_pid = 0;
+  std::string label;  ///< "main", "fork" or "exec": how it became a worker
+  /// "main" (wrote the profile), "worker" (a shard not merged yet), "merged" (its shard is in),
+  /// "missing" (started, no shard, no longer alive), "running" (no shard yet, still alive).
+  std::string state;
+  std::int64_t start_ns = 0;  ///< when it became a worker (main: when profiling started)
+  std::int64_t end_ns = 0;    ///< when its shard or profile was written; 0: not written
+  /// CLOCK_MONOTONIC, which every process on the machine shares, read together with start_ns and
+  /// end_ns: what aligns the zone clocks of different processes.
+  std::int64_t start_monotonic_ns = 0;
+  std::int64_t end_monotonic_ns = 0;
+  /// Bound on the error of start_ns and end_ns against the main process's clock; -1: unknown.
+  std::int64_t clock_error_ns = -1;
+  std::int64_t busy_ns = 0;  ///< its threads' top-level zone time, added up
 };
 
 /// Host-code zones of one process: per-thread call trees over shared sites. The merged view and
@@ -205,8 +227,10 @@ struct HostRecord {
   std::vector<ZoneThreadRecord> threads;
   std::string clock;             ///< zone time source: "rdtsc", "steady_clock", "injected"
   double zone_overhead_ns = -1;  ///< measured cost of one zone enter+exit; negative: unknown
+  /// The main process first, then worker processes; empty: one process, not recorded.
+  std::vector<ProcessRecord> processes;
 
-  [[nodiscard]] bool empty() const noexcept { return threads.empty(); }
+  [[nodiscard]] bool empty() const noexcept { return threads.empty() && processes.empty(); }
   /// Whether any site is a zone or value of the program's own, not only graph Function calls.
   [[nodiscard]] bool has_program_zones() const noexcept;
 };
@@ -235,7 +259,8 @@ struct ZoneEdge {
 [[nodiscard]] std::vector<ZoneTotals> zone_totals(const ZoneThreadRecord& tree);
 /// The caller -> callee edges of one tree, in first-seen order.
 [[nodiscard]] std::vector<ZoneEdge> zone_edges(const ZoneThreadRecord& tree);
-/// Both hosts' threads in one record (sites of `b` appended and renumbered).
+/// Both hosts' threads in one record (sites of `b` appended and renumbered; b's processes follow
+/// a's, and b's threads point at them).
 [[nodiscard]] HostRecord merge_host_records(const HostRecord& a, const HostRecord& b);
 
 /// The timeline written with the profile (profiling.trace, --trace; trace.h), for the header.

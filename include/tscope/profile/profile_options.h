@@ -6,6 +6,7 @@
 ///
 /// parse_flags() is the one parser; process_flags() is the only code that reads the environment.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,9 @@ struct ProfileOptions {
   std::string html;
   /// Also write folded stacks (report_folded.h) here at exit; empty: none.
   std::string folded;
+  /// profiling.directory: where worker processes write their shards (worker_processes.h);
+  /// empty: "<destination>.workers" for a file destination, else /tmp/tscope-workers-<pid>.
+  std::string directory;
 };
 
 /// Parses a comma-separated list of name=value pairs on top of the defaults. Throws
@@ -50,5 +54,21 @@ void check_destination(const ProfileOptions& options);
 /// The flags of this process: TSCOPE_FLAGS parsed once, on first use, and the destination
 /// checked (check_destination). Throws like parse_flags and check_destination.
 [[nodiscard]] const ProfileOptions& process_flags();
+
+/// TSCOPE_PROFILE_PARENT="<pid>:<directory>": set by a profiled process for the programs it
+/// starts, so that one of them that uses tscope with profiling on, started by exec, writes its
+/// zones as a worker shard into the directory (worker_processes.h).
+struct WorkerParent {
+  std::int64_t pid = 0;
+  std::string directory;  ///< absolute
+};
+
+/// The variable as this process found it, read once on first use; nullopt when unset. A value
+/// that does not parse is reported on stderr once and treated as unset.
+[[nodiscard]] const std::optional<WorkerParent>& inherited_worker_parent();
+
+/// Sets the variable in this process's environment, for the processes it starts from now on.
+/// Reads the inherited value first, so that this process still sees what it was started with.
+void export_worker_parent(const WorkerParent& parent);
 
 }  // namespace tscope::profile

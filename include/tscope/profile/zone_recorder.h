@@ -32,6 +32,10 @@ void set_zone_thread_name(std::string_view name);
 /// finished zones up to the moment its buffer is read are included.
 [[nodiscard]] HostRecord snapshot_host_zones();
 
+/// Now on the zone clock, in ns (the measured tick source converted, steady_clock, or the
+/// injected test clock): what zone, step and worker times are measured against.
+[[nodiscard]] std::int64_t zone_clock_ns() noexcept;
+
 /// Zone calls recorded so far, over all threads (cheap; for "did anything run since").
 [[nodiscard]] std::int64_t host_zone_record_count() noexcept;
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // `tscope report a.json [b.json ...]`: re-render profiles saved as JSON. One file prints exactly
 // what the process that wrote it printed (same report options); several files are merged into
-// one profile holding every function.
+// one profile holding every function. A directory is a shard directory of worker processes
+// (process_shards.h): its shards and the parent's report, if it is there, merged into one.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -10,6 +12,7 @@
 #include "tscope/core/error.h"
 #include "tscope/profile/atomic_file.h"
 #include "tscope/profile/json_export.h"
+#include "tscope/profile/process_shards.h"
 #include "tscope/profile/report_folded.h"
 #include "tscope/profile/report_html.h"
 #include "tscope/profile/report_text.h"
@@ -70,11 +73,13 @@ Action add_report_command(CLI::App& app) {
     std::string trace_path;
   };
   auto settings = std::make_shared<Settings>();
-  CLI::App* command =
-      app.add_subcommand("report", "Render profiles saved as JSON; merge several files");
-  command->add_option("files", settings->paths, "profile JSON files")
+  CLI::App* command = app.add_subcommand(
+      "report", "Render profiles saved as JSON; merge several files or a shard directory");
+  command
+      ->add_option("files", settings->paths,
+                   "profile JSON files, or directories of worker shards (profiling.directory)")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingPath);
   command
       ->add_option("--n-ops", settings->n_ops,
                    "rows in the Class and Ops tables (default: as saved)")
@@ -116,7 +121,9 @@ Action add_report_command(CLI::App& app) {
     for (std::size_t i = 0; i < settings->paths.size(); ++i) {
       const std::string& path = settings->paths[i];
       profile::ProfileDocument document =
-          profile::parse_profile_json(profile::read_file(path), path);
+          std::filesystem::is_directory(path)
+              ? profile::read_shard_directory(path)
+              : profile::parse_profile_json(profile::read_file(path), path);
       if (i == 0) report = document.report;
       for (profile::Profile& saved : document.profiles) profiles.push_back(std::move(saved));
     }
