@@ -23,4 +23,18 @@ namespace tscope::models::detail {
                                                        double learning_rate,
                                                        double momentum);
 
+/// The voxel CNN on images h (N, in_channels, G, G, G): per entry of `channels` a conv3d (3^3,
+/// same padding) + bias + relu + 2^3 max pool (G halves, rounding down), then flatten, a dense
+/// layer of `hidden` units with relu and a dense layer to `classes` logits. The parameters,
+/// drawn from `rng`, are appended to `params`.
+[[nodiscard]] Variable voxel_cnn_logits(Variable h,
+                                        std::int64_t in_channels,
+                                        std::int64_t grid,
+                                        const std::vector<std::int64_t>& channels,
+                                        std::int64_t hidden,
+                                        std::int64_t classes,
+                                        DType dtype,
+                                        std::mt19937_64& rng,
+                                        std::vector<Variable>& params);
+
 }  // namespace tscope::models::detail

@@ -116,9 +116,6 @@ Variable density_grid_by_scan(const Variable& coordinates,
   return reshape(subtensor(grids.outputs[0], {-1}), {-1, 2, grid, grid, grid});
 }
 
-Variable add_channel_bias(const Variable& h, const Variable& bias) {
-  return h + dimshuffle(bias, {kNewAxis, 0, kNewAxis, kNewAxis, kNewAxis});
-}
 }  // namespace
 
 TrainingRun train_voxel_cnn(const VoxelCnnTrainingConfig& config) {
@@ -139,36 +136,8 @@ TrainingRun train_voxel_cnn(const VoxelCnnTrainingConfig& config) {
                    ? density_grid_by_scan(coordinates, radii, charges, dtype, config.grid)
                    : density_grid(coordinates, radii, charges, dtype, config.grid);
 
-  std::int64_t in_channels = 2;
-  std::int64_t extent = config.grid;
-  for (std::size_t block = 0; block < config.channels.size(); ++block) {
-    const std::int64_t out_channels = config.channels[block];
-    const double scale = std::sqrt(2.0 / static_cast<double>(in_channels * 27));
-    const std::string suffix = std::to_string(block);
-    Variable w = shared(random_normal(dtype, {out_channels, in_channels, 3, 3, 3}, scale, rng),
-                        "conv_w" + suffix);
-    Variable b = shared(Tensor::zeros(dtype, {out_channels}), "conv_b" + suffix);
-    params.push_back(w);
-    params.push_back(b);
-    h = relu(add_channel_bias(conv3d(h, w, {.padding = Padding::same()}), b));
-    h = max_pool3d(h, {.kernel = {2, 2, 2}});
-    in_channels = out_channels;
-    extent /= 2;
-  }
-  h = flatten(h, 2);
-  const std::vector<std::int64_t> dense_sizes = {in_channels * extent * extent * extent,
-                                                 config.hidden, config.classes};
-  for (std::size_t layer = 0; layer + 1 < dense_sizes.size(); ++layer) {
-    const double scale = std::sqrt(2.0 / static_cast<double>(dense_sizes[layer]));
-    const std::string suffix = std::to_string(layer);
-    Variable w = shared(random_normal(dtype, {dense_sizes[layer], dense_sizes[layer + 1]}, scale, rng),
-                        "dense_w" + suffix);
-    Variable b = shared(Tensor::zeros(dtype, {dense_sizes[layer + 1]}), "dense_b" + suffix);
-    params.push_back(w);
-    params.push_back(b);
-    h = dot(h, w) + b;
-    if (layer + 2 < dense_sizes.size()) h = relu(h);
-  }
+  h = detail::voxel_cnn_logits(h, 2, config.grid, config.channels, config.hidden, config.classes,
+                               dtype, rng, params);
   Variable loss = mean(softmax_cross_entropy(h, y));
   std::vector<Variable> grads = grad(loss, params);
   const std::vector<Update> updates =

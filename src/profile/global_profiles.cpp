@@ -172,6 +172,19 @@ void GlobalProfiles::enable_host_zones() {
   }
 }
 
+void GlobalProfiles::collect_without_exit_report() {
+  {
+    std::lock_guard lock(mutex_);
+    own_report_at_exit_ = false;
+  }
+  enable_host_zones();
+  set_zones_enabled(true);
+}
+
+void GlobalProfiles::merge_worker_shards_into(std::vector<Profile>& profiles) const {
+  attach_worker_shards(profiles);
+}
+
 void GlobalProfiles::clear() {
   std::lock_guard lock(mutex_);
   collectors_.clear();
@@ -298,6 +311,15 @@ void GlobalProfiles::write() {
     activity_at_last_write_ = activity;
     return;
   }
+  bool own_report = true;
+  {
+    std::lock_guard lock(mutex_);
+    own_report = own_report_at_exit_;
+  }
+  if (!own_report) {
+    activity_at_last_write_ = activity;
+    return;
+  }
   attach_worker_shards(profiles);
   if (settings.min_peak_memory) {
     for (Profile& profile : profiles) add_min_peaks(profile);
@@ -344,6 +366,13 @@ void GlobalProfiles::write() {
 
 void GlobalProfiles::write_shard(std::vector<Profile> profiles, const ProfileOptions& settings) {
   HostRecord host = snapshot_host_zones();
+  if (detail::forked_worker()) {
+    // Steps and data sources live on in the copy of the parent's memory: they are the parent's.
+    host.steps.clear();
+    host.dropped_step_count = 0;
+    host.epochs.clear();
+    host.data_sources.clear();
+  }
   host.zone_overhead_ns = measure_zone_overhead_ns();
   host.processes = {detail::own_process_record(host)};
   if (profiles.empty()) {

@@ -10,6 +10,8 @@
 // Type errors then name the field ("/profiles/0/title"). report_diff_json.cpp sets it too; 3.11
 // tags the ABI with the setting, so a user without it could not clash anyway.
 #define JSON_DIAGNOSTICS 1
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "tscope/core/error.h"
@@ -123,7 +125,25 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProcessRecord,
                                                 clock_error_ns,
                                                 busy_ns)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
-    HostRecord, sites, threads, clock, zone_overhead_ns, processes)
+    ZoneTotals, site, call_count, self_ns, cumulative_ns)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+    StepRecord, epoch, start_ns, duration_ns, input_wait_ns, examples)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+    EpochRecord, epoch, first_step, step_count, start_ns, end_ns, zones)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+    DataWorkerRecord, label, os_id, batches, busy_ns, lifetime_ns)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+    DataSourceRecord, name, worker_kind, queue_capacity, workers, batches_taken, wait_ns, occupancy)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostRecord,
+                                                sites,
+                                                threads,
+                                                clock,
+                                                zone_overhead_ns,
+                                                steps,
+                                                dropped_step_count,
+                                                epochs,
+                                                data_sources,
+                                                processes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
     TraceSummary, path, event_count, dropped_event_count, ring_capacity_events)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Profile,
@@ -187,6 +207,50 @@ void check_number_ranges(const nlohmann::json& node, const std::string& path, bo
     }
   }
 }
+
+// Indices inside the host record must point inside it: the renderers follow them unchecked.
+void check_host_indices(const HostRecord& host, const std::string& path, std::string_view source) {
+  const auto sites = static_cast<std::int64_t>(host.sites.size());
+  auto fail = [&](const std::string& field, std::int64_t value) {
+    throw_error(ErrorKind::Parse,
+                "'{}' does not follow the profile schema: ({}/{}) {} is out of range", source, path,
+                field, value);
+  };
+  const auto processes = static_cast<std::int64_t>(host.processes.size());
+  for (std::size_t t = 0; t < host.threads.size(); ++t) {
+    const ZoneThreadRecord& thread = host.threads[t];
+    if (thread.process < 0 || (processes > 0 && thread.process >= processes) ||
+        (processes == 0 && thread.process != 0)) {
+      fail(fmt::format("threads/{}/process", t), thread.process);
+    }
+    for (std::size_t n = 0; n < thread.nodes.size(); ++n) {
+      const ZoneNodeRecord& node = thread.nodes[n];
+      const std::string at = fmt::format("threads/{}/nodes/{}", t, n);
+      if (node.site < 0 || node.site >= sites) fail(at + "/site", node.site);
+      if (node.parent < -1 || node.parent >= static_cast<std::int64_t>(n)) {
+        fail(at + "/parent", node.parent);
+      }
+    }
+    for (std::size_t v = 0; v < thread.values.size(); ++v) {
+      const std::int64_t site = thread.values[v].site;
+      if (site < 0 || site >= sites) fail(fmt::format("threads/{}/values/{}/site", t, v), site);
+    }
+  }
+  const auto steps = static_cast<std::int64_t>(host.steps.size());
+  for (std::size_t e = 0; e < host.epochs.size(); ++e) {
+    const EpochRecord& epoch = host.epochs[e];
+    if (epoch.first_step < 0 || epoch.first_step > steps) {
+      fail(fmt::format("epochs/{}/first_step", e), epoch.first_step);
+    }
+    if (epoch.step_count < 0 || epoch.step_count > steps - epoch.first_step) {
+      fail(fmt::format("epochs/{}/step_count", e), epoch.step_count);
+    }
+    for (std::size_t z = 0; z < epoch.zones.size(); ++z) {
+      const std::int64_t site = epoch.zones[z].site;
+      if (site < 0 || site >= sites) fail(fmt::format("epochs/{}/zones/{}/site", e, z), site);
+    }
+  }
+}
 }  // namespace
 
 std::string to_json_text(const std::vector<Profile>& profiles, const TextReportOptions& report) {
@@ -234,6 +298,9 @@ ProfileDocument parse_profile_json(std::string_view text, std::string_view sourc
     // JSON_DIAGNOSTICS puts the field's JSON pointer into the message: "(/profiles/0/title)".
     throw_error(ErrorKind::Parse, "'{}' does not follow the profile schema: {}", source,
                 error.what());
+  }
+  for (std::size_t i = 0; i < result.profiles.size(); ++i) {
+    check_host_indices(result.profiles[i].host, fmt::format("/profiles/{}/host", i), source);
   }
   return result;
 }

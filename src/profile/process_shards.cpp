@@ -107,10 +107,18 @@ class ClockLine {
 };
 
 // Moves a shard's times onto the reference (main) process's zone clock, through CLOCK_MONOTONIC.
-void move_times(HostRecord& host, const ClockLine& reference) {
+void move_times(HostRecord& host, const ClockLine& own, const ClockLine& reference) {
+  const auto convert = [&](std::int64_t& zone_ns) {
+    zone_ns = reference.to_zone(own.to_monotonic(zone_ns));
+  };
   for (ProcessRecord& process : host.processes) {
     process.start_ns = reference.to_zone(process.start_monotonic_ns);
     if (process.end_ns != 0) process.end_ns = reference.to_zone(process.end_monotonic_ns);
+  }
+  for (StepRecord& step : host.steps) convert(step.start_ns);
+  for (EpochRecord& epoch : host.epochs) {
+    convert(epoch.start_ns);
+    convert(epoch.end_ns);
   }
 }
 
@@ -154,6 +162,9 @@ void unify_sites(HostRecord& host) {
     for (ZoneNodeRecord& node : thread.nodes) remap(node.site);
     for (ZoneValueRecord& value : thread.values) remap(value.site);
   }
+  for (EpochRecord& epoch : host.epochs) {
+    for (ZoneTotals& zone : epoch.zones) remap(zone.site);
+  }
   host.sites = std::move(kept);
 }
 
@@ -181,7 +192,7 @@ void merge_shard(MergeState& state,
         state.reference = own;
         state.reference_error_ns = 0;
       }
-      move_times(shard_host, state.reference);
+      move_times(shard_host, own, state.reference);
       for (ProcessRecord& process : shard_host.processes) {
         if (process.state == "worker" || process.state.empty()) process.state = "merged";
         // Both pairings err: the worker's, and the main process's that places it.

@@ -366,8 +366,10 @@ TextReportOptions report_options(const ProfileOptions& options) {
 
 std::string render_text(const Profile& profile, const TextReportOptions& options) {
   std::string out;
+  if (options.show_input_section) out += detail::render_input_section(profile.host);
   if (profile.functions.empty() && !profile.host.empty()) {
-    return render_zone_section(profile.host, options);
+    return out + render_zone_section(profile.host, options) +
+           detail::render_epoch_section(profile.host);
   }
   render_function_section(profile, out);
   render_globals(profile, out);
@@ -376,15 +378,23 @@ std::string render_text(const Profile& profile, const TextReportOptions& options
   if (options.show_tips) out += render_tips(profile);
   out += render_loop_sections(profile, options);
   out += render_zone_section(profile.host, options);
+  out += detail::render_epoch_section(profile.host);
   return out;
 }
 
 std::string render_profiles(const std::vector<Profile>& profiles,
                             const TextReportOptions& options) {
+  if (profiles.empty()) return {};
+  if (profiles.size() == 1) return render_text(profiles.front(), options) + "\n";
+  // The input verdict opens the report. Host zones are process-wide: printed once, in the sum.
   std::string out;
-  // Host zones are process-wide: with several profiles they are printed once, in the sum.
+  TextReportOptions without_input = options;
+  without_input.show_input_section = false;
   for (const Profile& profile : profiles) {
-    if (profiles.size() > 1 && !profile.host.empty()) {
+    if (options.show_input_section) out += detail::render_input_section(profile.host);
+  }
+  for (const Profile& profile : profiles) {
+    if (!profile.host.empty()) {
       Profile without_zones = profile;
       without_zones.host = HostRecord{};
       if (!without_zones.functions.empty()) out += render_text(without_zones, options) + "\n";
@@ -392,13 +402,11 @@ std::string render_profiles(const std::vector<Profile>& profiles,
     }
     out += render_text(profile, options) + "\n";
   }
-  if (profiles.size() > 1) {
-    Profile sum = sum_profiles(
-        profiles, fmt::format("Sum of all({}) printed profiles at exit.", profiles.size()));
-    // Each loop's section was printed with its function's profile above.
-    for (FunctionRecord& function : sum.functions) function.loops.clear();
-    out += render_text(sum, options);
-  }
+  Profile sum = sum_profiles(
+      profiles, fmt::format("Sum of all({}) printed profiles at exit.", profiles.size()));
+  // Each loop's section was printed with its function's profile above.
+  for (FunctionRecord& function : sum.functions) function.loops.clear();
+  out += render_text(sum, without_input);
   return out;
 }
 

@@ -20,4 +20,16 @@ void render_node_sections(const Profile& profile,
 [[nodiscard]] std::string render_loop_sections(const Profile& profile,
                                                const TextReportOptions& options);
 
+/// "name (file:line)" of a zone site, "name (graph function)" for a Function call, and
+/// "<outside any zone>" for -1.
+[[nodiscard]] std::string site_label(const HostRecord& host, std::int64_t site);
+
+/// The "Input pipeline" section (input_verdict.h) that opens a report whose host record has
+/// steps or data sources; empty text otherwise.
+[[nodiscard]] std::string render_input_section(const HostRecord& host);
+
+/// The "Epochs" section: one row per marked epoch, first epoch against the rest, and the
+/// distribution of step times; empty text when no step was marked.
+[[nodiscard]] std::string render_epoch_section(const HostRecord& host);
+
 }  // namespace tscope::profile::detail

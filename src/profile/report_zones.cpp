@@ -8,9 +8,23 @@
 #include <algorithm>
 #include <map>
 
+#include "report_text_sections.h"
 #include "tscope/profile/report_text.h"
 
 namespace tscope::profile {
+namespace detail {
+
+std::string site_label(const HostRecord& host, std::int64_t site) {
+  if (site < 0) return "<outside any zone>";
+  const ZoneSiteRecord& record = host.sites[static_cast<std::size_t>(site)];
+  if (record.kind == "function") return fmt::format("{} (graph function)", record.name);
+  const std::size_t slash = record.file.find_last_of('/');
+  const std::string file = slash == std::string::npos ? record.file : record.file.substr(slash + 1);
+  return fmt::format("{} ({}:{})", record.name, file, record.line);
+}
+
+}  // namespace detail
+
 namespace {
 
 double seconds(std::int64_t ns) { return static_cast<double>(ns) * 1e-9; }
@@ -19,17 +33,7 @@ double per_call(std::int64_t ns, std::int64_t calls) {
   return calls == 0 ? 0.0 : seconds(ns) / static_cast<double>(calls);
 }
 
-std::string base_name(const std::string& path) {
-  const std::size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-std::string site_label(const HostRecord& host, std::int64_t site) {
-  if (site < 0) return "<outside any zone>";
-  const ZoneSiteRecord& record = host.sites[static_cast<std::size_t>(site)];
-  if (record.kind == "function") return fmt::format("{} (graph function)", record.name);
-  return fmt::format("{} ({}:{})", record.name, base_name(record.file), record.line);
-}
+using detail::site_label;
 
 void render_totals_table(const HostRecord& host,
                          const std::vector<ZoneTotals>& rows,
@@ -177,7 +181,7 @@ void render_values(const HostRecord& host, const ZoneThreadRecord& merged, std::
 }  // namespace
 
 std::string render_zone_section(const HostRecord& host, const TextReportOptions& options) {
-  if (host.empty()) return "";
+  if (host.threads.empty() && host.processes.empty()) return "";
   const ZoneThreadRecord merged = merge_zone_threads(host);
   std::vector<ZoneTotals> rows = zone_totals(merged);
   const bool by_cumtime = options.sort_zones_by_cumtime;

@@ -107,6 +107,16 @@ HostRecord merge_host_records(const HostRecord& a, const HostRecord& b) {
     thread.process += process_offset;
     merged.threads.push_back(std::move(thread));
   }
+  const auto step_offset = static_cast<std::int64_t>(a.steps.size());
+  merged.steps.insert(merged.steps.end(), b.steps.begin(), b.steps.end());
+  merged.dropped_step_count += b.dropped_step_count;
+  for (EpochRecord epoch : b.epochs) {
+    epoch.first_step += step_offset;
+    for (ZoneTotals& zone : epoch.zones) zone.site += offset;
+    merged.epochs.push_back(std::move(epoch));
+  }
+  merged.data_sources.insert(merged.data_sources.end(), b.data_sources.begin(),
+                             b.data_sources.end());
   if (merged.clock.empty()) merged.clock = b.clock;
   merged.zone_overhead_ns = std::max(a.zone_overhead_ns, b.zone_overhead_ns);
   return merged;

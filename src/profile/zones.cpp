@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "steps_recorder.h"
 #include "tscope/profile/global_profiles.h"
 #include "tscope/profile/profile_options.h"
 #include "tscope/profile/tick_clock.h"
@@ -365,6 +366,8 @@ std::string kind_name(ZoneKind kind) {
       return "value";
     case ZoneKind::Function:
       return "function";
+    case ZoneKind::InputWait:
+      return "input_wait";
   }
   return "zone";
 }
@@ -419,6 +422,16 @@ void zone_value(const ZoneSite* site, double value) noexcept {
   append(*buffer, site, std::bit_cast<std::int64_t>(value));
 }
 
+std::int64_t input_wait_begin(const ZoneSite* site) noexcept {
+  if (!zone_begin(site)) return -1;
+  return zone_clock_ns();
+}
+
+void input_wait_end(std::int64_t start_ns) noexcept {
+  zone_end();
+  add_input_wait_ns(zone_clock_ns() - start_ns);
+}
+
 }  // namespace detail
 
 std::int64_t zone_clock_ns() noexcept {
@@ -467,7 +480,9 @@ void set_zone_thread_name(std::string_view name) {
   buffer->name = std::string(name);
 }
 
-HostRecord snapshot_host_zones() {
+namespace {
+// Every thread's call tree, without the steps and data sources that snapshot_host_zones adds.
+HostRecord snapshot_zone_trees() {
   HostRecord host;
   host.clock = g_injected_clock.load(std::memory_order_relaxed) != nullptr ? "injected"
                : g_use_tsc.load(std::memory_order_relaxed)                 ? "rdtsc"
@@ -523,6 +538,14 @@ HostRecord snapshot_host_zones() {
   }
   return host;
 }
+}  // namespace
+
+HostRecord snapshot_host_zones() {
+  HostRecord host = snapshot_zone_trees();
+  attach_steps(host);
+  attach_data_sources(host);
+  return host;
+}
 
 std::int64_t host_zone_record_count() noexcept {
   try {
@@ -546,6 +569,8 @@ void set_zone_clock_for_testing(std::int64_t (*read_ticks_fn)()) noexcept {
 }
 
 void reset_host_zones() {
+  reset_step_log();
+  reset_data_sources();
   Registry& shared = registry();
   std::lock_guard registry_lock(shared.mutex);
   std::vector<ThreadBuffer*> live;

@@ -48,6 +48,13 @@ class GlobalProfiles {
   /// Host zones are on by the profile flag (zones.h): installs the exit and signal handlers even
   /// when no graph function is profiled, and adds the zones to what is written.
   void enable_host_zones();
+  /// For a program that renders its own report (`tscope profile`): zones record and the children
+  /// it forks from now on are workers writing shards, as with the profile flag, but this process
+  /// writes no report of its own at exit. merge_worker_shards_into() adds the shards.
+  void collect_without_exit_report();
+  /// The shards that this process's workers left so far, merged into `profiles` as the exit
+  /// writer merges them (the first profile's host record should hold this process's zones).
+  void merge_worker_shards_into(std::vector<Profile>& profiles) const;
   /// Forgets every registered collector (tests); the handlers stay installed and then find
   /// nothing to write.
   void clear();
@@ -87,6 +94,7 @@ class GlobalProfiles {
   ProfileOptions options_ = process_flags();
   bool handlers_installed_ = false;
   bool host_zones_ = false;
+  bool own_report_at_exit_ = true;            // false: collect_without_exit_report
   std::int64_t activity_at_last_write_ = -1;  // calls plus zone records
   std::mutex write_mutex_;
 };

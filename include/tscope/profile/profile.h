@@ -199,6 +199,55 @@ struct ZoneThreadRecord {
   std::int64_t process = 0;  ///< index into HostRecord::processes (when it has any)
 };
 
+/// Flat figures of one site over a call tree, in cProfile's terms.
+struct ZoneTotals {
+  std::int64_t site = 0;
+  std::int64_t call_count = 0;
+  std::int64_t self_ns = 0;        ///< cProfile's tottime
+  std::int64_t cumulative_ns = 0;  ///< cProfile's cumtime: recursive re-entries counted once
+};
+
+/// One training step, from one mark_step() (or the epoch's start) to the next (steps.h).
+struct StepRecord {
+  std::int64_t epoch = 0;
+  std::int64_t start_ns = 0;  ///< on the zone clock
+  std::int64_t duration_ns = 0;
+  std::int64_t input_wait_ns = 0;  ///< time in input-wait zones of the marking thread
+  std::int64_t examples = 0;       ///< as passed to mark_step; 0: not given
+};
+
+/// One epoch (mark_epoch): its steps and the zones that closed while it ran.
+struct EpochRecord {
+  std::int64_t epoch = 0;
+  std::int64_t first_step = 0;  ///< index into HostRecord::steps
+  std::int64_t step_count = 0;
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;        ///< the last step's end, or the snapshot for an open epoch
+  std::vector<ZoneTotals> zones;  ///< merged over threads; site indices into HostRecord::sites
+};
+
+/// One worker of a data source: a thread or a process that produced batches.
+struct DataWorkerRecord {
+  std::string label;       ///< "worker 0"
+  std::int64_t os_id = 0;  ///< thread id or process id
+  std::int64_t batches = 0;
+  std::int64_t busy_ns = 0;      ///< producing batches
+  std::int64_t lifetime_ns = 0;  ///< from start to stop (or to the snapshot)
+};
+
+/// A producer of input batches and its consumer's view of it (tscope::data::Loader, or any
+/// producer reporting through data_source_stats.h).
+struct DataSourceRecord {
+  std::string name;
+  std::string worker_kind;  ///< "thread", "process" or "inline" (no workers)
+  std::int64_t queue_capacity = 0;
+  std::vector<DataWorkerRecord> workers;
+  std::int64_t batches_taken = 0;  ///< by the consumer
+  std::int64_t wait_ns = 0;        ///< the consumer's total wait for a batch
+  /// occupancy[k]: how many takes found k batches ready (k = 0 .. queue_capacity).
+  std::vector<std::int64_t> occupancy;
+};
+
 /// One process whose zones a profile holds (worker_processes.h): the process that wrote the
 /// profile, or a worker process (forked, or a program using tscope started by exec) with or
 /// without a shard. Times are on the zone clock of the profile's main process.
@@ -227,20 +276,18 @@ struct HostRecord {
   std::vector<ZoneThreadRecord> threads;
   std::string clock;             ///< zone time source: "rdtsc", "steady_clock", "injected"
   double zone_overhead_ns = -1;  ///< measured cost of one zone enter+exit; negative: unknown
+  std::vector<StepRecord> steps;        ///< marked steps, in order (steps.h)
+  std::int64_t dropped_step_count = 0;  ///< steps past the log's capacity (counted, not kept)
+  std::vector<EpochRecord> epochs;      ///< marked epochs, in order
+  std::vector<DataSourceRecord> data_sources;
   /// The main process first, then worker processes; empty: one process, not recorded.
   std::vector<ProcessRecord> processes;
 
-  [[nodiscard]] bool empty() const noexcept { return threads.empty() && processes.empty(); }
+  [[nodiscard]] bool empty() const noexcept {
+    return threads.empty() && steps.empty() && data_sources.empty() && processes.empty();
+  }
   /// Whether any site is a zone or value of the program's own, not only graph Function calls.
   [[nodiscard]] bool has_program_zones() const noexcept;
-};
-
-/// Flat figures of one site over a call tree, in cProfile's terms.
-struct ZoneTotals {
-  std::int64_t site = 0;
-  std::int64_t call_count = 0;
-  std::int64_t self_ns = 0;        ///< cProfile's tottime
-  std::int64_t cumulative_ns = 0;  ///< cProfile's cumtime: recursive re-entries counted once
 };
 
 /// One caller -> callee edge of the merged call tree, summed over every path that reaches it.

@@ -29,6 +29,9 @@ struct TextReportOptions {
   int n_zones = 20;                    ///< rows in the Host zones table
   bool sort_zones_by_cumtime = false;  ///< sort the Host zones table by cumtime, not tottime
   int n_zone_callers = 5;              ///< top zones whose callers and callees are listed
+  /// The Input pipeline section at the top when the host record has steps or data sources
+  /// (render_profiles prints it once, at the top of all profiles).
+  bool show_input_section = true;
 };
 
 /// The report options the flags ask for (io lines and memory section with profile_memory).

@@ -29,9 +29,10 @@
 namespace tscope::profile {
 
 enum class ZoneKind : std::uint8_t {
-  Zone,      ///< a timed scope (TSCOPE_ZONE, TSCOPE_FUNCTION)
-  Value,     ///< a number attached to the enclosing zone (TSCOPE_ZONE_VALUE)
-  Function,  ///< a graph Function call, recorded by the runtime while zones are on
+  Zone,       ///< a timed scope (TSCOPE_ZONE, TSCOPE_FUNCTION)
+  Value,      ///< a number attached to the enclosing zone (TSCOPE_ZONE_VALUE)
+  Function,   ///< a graph Function call, recorded by the runtime while zones are on
+  InputWait,  ///< the consumer waiting for input (TSCOPE_INPUT_WAIT): read by the input verdict
 };
 
 /// What a call site is: static, constant data, one per site. Records point at it; names are
@@ -63,6 +64,10 @@ extern std::atomic<int> g_zone_state;
 bool zone_begin(const ZoneSite* site) noexcept;
 void zone_end() noexcept;
 void zone_value(const ZoneSite* site, double value) noexcept;
+/// An input-wait zone's entry: the zone clock in ns, or -1 when nothing was recorded.
+std::int64_t input_wait_begin(const ZoneSite* site) noexcept;
+/// Its exit: closes the zone and adds the wait to the calling thread's current step (steps.h).
+void input_wait_end(std::int64_t start_ns) noexcept;
 }  // namespace detail
 
 /// The scope behind TSCOPE_ZONE: enters its site on construction, leaves it on destruction.
@@ -79,6 +84,24 @@ class ZoneScope {
 
  private:
   bool active_;
+};
+
+/// The scope behind TSCOPE_INPUT_WAIT: a zone whose time also counts as the current step's wait
+/// for input. Entered once per batch, not in tight loops, so it is out of line.
+class InputWaitScope {
+ public:
+  explicit InputWaitScope(const ZoneSite* site) noexcept
+      : start_ns_(detail::g_zone_state.load(std::memory_order_relaxed) != detail::kZonesOff
+                      ? detail::input_wait_begin(site)
+                      : -1) {}
+  ~InputWaitScope() {
+    if (start_ns_ >= 0) detail::input_wait_end(start_ns_);
+  }
+  InputWaitScope(const InputWaitScope&) = delete;
+  InputWaitScope& operator=(const InputWaitScope&) = delete;
+
+ private:
+  std::int64_t start_ns_;
 };
 
 /// Records `value` at `site` (TSCOPE_ZONE_VALUE) when zones are on.
@@ -114,12 +137,20 @@ inline void record_zone_value(const ZoneSite* site, double value) noexcept {
     ::tscope::profile::record_zone_value(&TSCOPE_ZONE_CONCAT(tscope_zone_value_, __LINE__),        \
                                          static_cast<double>(value));                              \
   } while (false)
+/// A zone where the training loop waits for its next batch (a queue pop, a pipe read). Its time
+/// is the input wait of the step marked next (steps.h) and feeds the input-bound verdict.
+#define TSCOPE_INPUT_WAIT(name)                                                                 \
+  static constexpr ::tscope::profile::ZoneSite TSCOPE_ZONE_CONCAT(tscope_zone_site_, __LINE__){ \
+      name, __func__, __FILE__, __LINE__, ::tscope::profile::ZoneKind::InputWait};              \
+  const ::tscope::profile::InputWaitScope TSCOPE_ZONE_CONCAT(                                   \
+      tscope_zone_, __LINE__)(&TSCOPE_ZONE_CONCAT(tscope_zone_site_, __LINE__))
 /// A zone for a site made at run time (intern_zone_site); the runtime uses it for Function calls.
 #define TSCOPE_ZONE_SITE(site_pointer) \
   const ::tscope::profile::ZoneScope TSCOPE_ZONE_CONCAT(tscope_zone_, __LINE__)(site_pointer)
 #else
 #define TSCOPE_ZONE(name) static_cast<void>(0)
 #define TSCOPE_FUNCTION() static_cast<void>(0)
+#define TSCOPE_INPUT_WAIT(name) static_cast<void>(0)
 // sizeof: the value is not evaluated, yet counts as used (no unused-variable warning).
 #define TSCOPE_ZONE_VALUE(name, value) static_cast<void>(sizeof(value))
 #define TSCOPE_ZONE_SITE(site_pointer) static_cast<void>(0)

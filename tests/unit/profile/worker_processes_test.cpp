@@ -26,6 +26,7 @@
 #include "tscope/profile/process_shards.h"
 #include "tscope/profile/zone_recorder.h"
 #include "tscope/profile/zones.h"
+#include "zone_test_clock.h"
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
@@ -47,12 +48,6 @@ namespace tscope {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::int64_t per_thread_ticks() {
-  thread_local std::int64_t now_ns = 0;
-  now_ns += 10;
-  return now_ns;
-}
 
 void inner() { TSCOPE_ZONE("inner"); }
 
@@ -114,7 +109,7 @@ class WorkerProcesses : public ::testing::Test {
     options.destination = main_path_;
     options.directory = directory_;
     profile::GlobalProfiles::instance().set_options(options);
-    profile::set_zone_clock_for_testing(per_thread_ticks);
+    profile::set_zone_clock_for_testing(zone_test::per_thread_ticks);
     profile::reset_host_zones();
     profile::set_zones_enabled(true);
     profile::GlobalProfiles::instance().enable_host_zones();
@@ -221,7 +216,9 @@ TEST_F(WorkerProcesses, ThreeForkedWorkersAndTheirThreadsAddUpExactly) {
   for (const profile::ZoneThreadRecord& thread : host.threads) {
     const profile::ProcessRecord& process =
         host.processes.at(static_cast<std::size_t>(thread.process));
-    if (process.state == "main") EXPECT_EQ(thread.os_thread_id, ::getpid());
+    if (process.state == "main") {
+      EXPECT_EQ(thread.os_thread_id, ::getpid());
+    }
   }
   const std::string text = profile::render_text(written);
   EXPECT_NE(text.find("Processes: 4 (worker processes: 3 merged)"), std::string::npos) << text;
@@ -294,6 +291,12 @@ TEST_F(WorkerProcesses, RunningWorkerIsListedThenMergedByTheDirectoryReport) {
 }
 
 TEST_F(WorkerProcesses, WorkerEndedBySigtermWritesItsShardAndDiesOfIt) {
+#ifdef TSCOPE_TEST_TSAN
+  // ThreadSanitizer delivers signals through its own runtime, which does not run in the signal
+  // watcher thread that a fork child starts: the child never sees SIGTERM. The release and
+  // sanitizer (ASan) builds run this test.
+  GTEST_SKIP() << "signals in a fork child's new threads are not delivered under ThreadSanitizer";
+#endif
   int ready[2];
   ASSERT_EQ(::pipe(ready), 0);
   const pid_t pid = fork_worker([&] {

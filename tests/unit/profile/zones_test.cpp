@@ -9,6 +9,7 @@
 
 #include "support/test_util.h"
 #include "tscope/profile/zone_recorder.h"
+#include "zone_test_clock.h"
 
 namespace zones_header_only {
 int run(int count);
@@ -20,27 +21,9 @@ int run(int count, int& value_evaluations);
 namespace tscope {
 namespace {
 
-constexpr std::int64_t kTickNs = 10;
+using zone_test::kTickNs;
 
-std::int64_t per_thread_ticks() {
-  thread_local std::int64_t now_ns = 0;
-  now_ns += kTickNs;
-  return now_ns;
-}
-
-class Zones : public ::testing::Test {
- protected:
-  void SetUp() override {
-    profile::set_zone_clock_for_testing(per_thread_ticks);
-    profile::reset_host_zones();
-    profile::set_zones_enabled(true);
-  }
-  void TearDown() override {
-    profile::set_zones_enabled(false);
-    profile::reset_host_zones();
-    profile::set_zone_clock_for_testing(nullptr);
-  }
-};
+class Zones : public zone_test::InjectedClockTest {};
 
 const profile::ZoneTotals& totals_of(const profile::HostRecord& host,
                                      const std::vector<profile::ZoneTotals>& totals,

@@ -1,29 +1,38 @@
 // SPDX-License-Identifier: Apache-2.0
 // `tscope profile [model.onnx]`: run a built-in training job (the voxel 3-D CNN by default;
-// `--model voxel-scan`, `ntm`, `mlp` for the others), or inference of an ONNX model, with the
-// profiler on and print the report (every section: function, globals, class, ops, apply, memory,
-// tips); --json also writes it, --trace records and writes the timeline, --html writes the HTML
-// report.
+// `--model voxel-scan`, `ntm`, `mlp`, `voxel-pipeline` for the others), or inference of an ONNX
+// model, with the profiler on and print the report (every section: function, globals, class, ops,
+// apply, memory, tips); --json also writes it, --trace records and writes the timeline, --html
+// writes the HTML report.
 #include <fmt/format.h>
+#include <stdlib.h>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "commands.h"
 #include "library_setup.h"
 #include "onnx_model_commands.h"
+#include "tscope/core/error.h"
 #include "tscope/models/mlp_training.h"
 #include "tscope/models/ntm_training.h"
 #include "tscope/models/voxel_cnn_training.h"
+#include "tscope/models/voxel_pipeline.h"
 #include "tscope/ops/linalg.h"
 #include "tscope/profile/atomic_file.h"
+#include "tscope/profile/global_profiles.h"
 #include "tscope/profile/json_export.h"
 #include "tscope/profile/min_peak_search.h"
 #include "tscope/profile/report_html.h"
 #include "tscope/profile/report_text.h"
 #include "tscope/profile/trace_recorder.h"
+#include "tscope/profile/zone_recorder.h"
 #include "validators.h"
 
 namespace tscope::cli {
@@ -39,10 +48,57 @@ Config job_config(int steps, std::int64_t batch_size, const std::vector<std::str
   return config;
 }
 
+// A shard directory for the worker processes of one run, removed with what they wrote in it.
+class ShardDirectory {
+ public:
+  ShardDirectory() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "tscope-pipeline-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw_error(ErrorKind::Io, "could not make a directory for the worker processes' shards: {}",
+                  std::strerror(errno));
+    }
+    path_ = pattern;
+    profile::ProfileOptions options = profile::GlobalProfiles::instance().options();
+    options.directory = path_;
+    profile::GlobalProfiles::instance().set_options(options);
+    profile::GlobalProfiles::instance().collect_without_exit_report();
+  }
+  ~ShardDirectory() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ShardDirectory(const ShardDirectory&) = delete;
+  ShardDirectory& operator=(const ShardDirectory&) = delete;
+
+ private:
+  std::string path_;
+};
+
+// The data pipeline job's own settings (--workers, --worker-kind, --filter-atoms, --epochs).
+struct PipelineSettings {
+  int workers = 1;
+  std::string worker_kind = "thread";
+  bool filter_atoms = false;
+  int epochs = 2;
+};
+
 // Runs the named built-in training job with the profiler on; 0 steps or batch keeps its default.
 // `excluded` names rewrites to skip (an unknown name is an InvalidArgument listing them).
-models::TrainingRun run_builtin_job(const std::string& name, int steps, std::int64_t batch_size,
-                                    const std::vector<std::string>& excluded) {
+models::TrainingRun run_builtin_job(const std::string& name,
+                                    int steps,
+                                    std::int64_t batch_size,
+                                    const std::vector<std::string>& excluded,
+                                    const PipelineSettings& pipeline) {
+  if (name == "voxel-pipeline") {
+    auto config = job_config<models::VoxelPipelineConfig>(steps, batch_size, excluded);
+    config.workers = pipeline.workers;
+    config.worker_kind =
+        pipeline.worker_kind == "process" ? data::WorkerKind::Process : data::WorkerKind::Thread;
+    config.filter_atoms = pipeline.filter_atoms;
+    config.epochs = pipeline.epochs;
+    return models::train_voxel_pipeline(config);
+  }
   if (name == "ntm") {
     return models::train_ntm(job_config<models::NtmTrainingConfig>(steps, batch_size, excluded));
   }
@@ -73,6 +129,7 @@ Action add_profile_command(CLI::App& app) {
     std::vector<std::string> excluded_rewrites;
     OnnxModelSettings model;
     OnnxProfileSettings inference;
+    PipelineSettings pipeline;
   };
   auto settings = std::make_shared<Settings>();
   CLI::App* command = app.add_subcommand(
@@ -87,9 +144,23 @@ Action add_profile_command(CLI::App& app) {
           "--model", settings->builtin,
           "built-in training job: voxel (3-D CNN, 16^3 grid, batch 8), voxel-scan (the same "
           "CNN, its density grid built by a loop over atoms), ntm (a Neural-Turing-"
-          "Machine-like loop on the copy task, 20 steps, batch 16) or mlp "
-          "(784-512-512-10, batch 64)")
-      ->check(CLI::IsMember({"voxel", "voxel-scan", "ntm", "mlp"}));
+          "Machine-like loop on the copy task, 20 steps, batch 16), mlp "
+          "(784-512-512-10, batch 64) or voxel-pipeline (the CNN on 21^3 images that a data "
+          "loader voxelises from molecules on the host; 2 epochs of 8 steps, batch 16)")
+      ->check(CLI::IsMember({"voxel", "voxel-scan", "ntm", "mlp", "voxel-pipeline"}));
+  command
+      ->add_option("--workers", settings->pipeline.workers,
+                   "voxel-pipeline: data loader workers (0: load on the training thread)")
+      ->check(non_negative());
+  command
+      ->add_option("--worker-kind", settings->pipeline.worker_kind,
+                   "voxel-pipeline: the workers are threads or forked processes")
+      ->check(CLI::IsMember({"thread", "process"}));
+  command->add_flag("--filter-atoms", settings->pipeline.filter_atoms,
+                    "voxel-pipeline: discard atoms that cannot reach the image before placing "
+                    "them");
+  command->add_option("--epochs", settings->pipeline.epochs, "voxel-pipeline: epochs")
+      ->check(positive());
   command->add_option("--iters", settings->inference.iterations, "timed inferences (ONNX model)")
       ->check(positive());
   command->add_option("--warmup", settings->inference.warmup,
@@ -154,10 +225,22 @@ Action add_profile_command(CLI::App& app) {
       set_blas_threads(settings->model.threads);
       set_openmp_threads(settings->model.threads);
     }
-    const models::TrainingRun run = run_builtin_job(settings->builtin, settings->steps,
-                                                    settings->batch_size,
-                                                    settings->excluded_rewrites);
+    // The pipeline job's report covers the host code around the graph: zones record, and worker
+    // processes write shards into a directory of this run, merged into the report below.
+    const bool host_zones = settings->builtin == "voxel-pipeline";
+    std::optional<ShardDirectory> shards;
+    if (host_zones) shards.emplace();
+    const models::TrainingRun run =
+        run_builtin_job(settings->builtin, settings->steps, settings->batch_size,
+                        settings->excluded_rewrites, settings->pipeline);
     profile::Profile profile = run.train->collector()->snapshot();
+    if (host_zones) {
+      profile.host = profile::snapshot_host_zones();
+      profile.host.zone_overhead_ns = profile::measure_zone_overhead_ns();
+      std::vector<profile::Profile> merged = {profile};
+      profile::GlobalProfiles::instance().merge_worker_shards_into(merged);
+      profile = std::move(merged.front());
+    }
     profile.blas = blas_description();
     profile.openmp = openmp_description();
     if (min_peak) profile::add_min_peaks(profile);
