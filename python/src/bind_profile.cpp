@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include "binding.h"
+#include "python_site.h"
 #include "tscope/core/error.h"
 #include "tscope/core/file_io.h"
 #include "tscope/profile/global_profiles.h"
@@ -14,6 +15,9 @@
 #include "tscope/profile/profile_collector.h"
 #include "tscope/profile/profile_options.h"
 #include "tscope/profile/report_text.h"
+#include "tscope/profile/steps.h"
+#include "tscope/profile/zone_recorder.h"
+#include "tscope/profile/zones.h"
 
 namespace tscope::python {
 namespace {
@@ -171,6 +175,38 @@ void bind_profile(py::module_& module) {
   }, "The process's profile flags, name -> value as TSCOPE_FLAGS spells them.");
   module.def("set_flag", &set_flag, py::arg("name"), py::arg("value"),
              "Sets one flag through the TSCOPE_FLAGS parser (BadFlagError on a bad name or value).");
+  module.def(
+      "mark_step", [](std::int64_t examples) { profile::mark_step(examples); },
+      py::arg("examples") = 0, "Ends the current training step (steps.h).");
+  module.def(
+      "mark_epoch", [](std::int64_t epoch) { profile::mark_epoch(epoch); }, py::arg("epoch"),
+      "Starts epoch `epoch` (steps.h).");
+  // A Python zone: its site is the caller's file:line, interned once per (name, site). Entered
+  // and left by a context manager on one thread, so zones nest as the with-statements do.
+  module.def(
+      "zone_site",
+      [](const std::string& name, bool input_wait) {
+        const SourceSite site = python_caller_site();
+        const auto* zone_site = profile::intern_zone_site(
+            name, site.file, site.line,
+            input_wait ? profile::ZoneKind::InputWait : profile::ZoneKind::Zone);
+        return reinterpret_cast<std::uintptr_t>(zone_site);
+      },
+      py::arg("name"), py::arg("input_wait") = false);
+  module.def("zone_begin", [](std::uintptr_t site, bool input_wait) -> std::int64_t {
+    const auto* zone_site = reinterpret_cast<const profile::ZoneSite*>(site);
+    if (input_wait) return profile::detail::input_wait_begin(zone_site);
+    return profile::detail::zone_begin(zone_site) ? 0 : -1;
+  });
+  module.def("zone_end", [](std::int64_t token, bool input_wait) {
+    if (token < 0) return;
+    if (input_wait) {
+      profile::detail::input_wait_end(token);
+    } else {
+      profile::detail::zone_end();
+    }
+  });
+  module.def("set_zones_enabled", &profile::set_zones_enabled, py::arg("enabled"));
   module.def("write_global_profiles", [] {
     py::gil_scoped_release no_gil;
     profile::GlobalProfiles::instance().write();

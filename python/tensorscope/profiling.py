@@ -67,3 +67,44 @@ def load(path):
 
 def load_all(path):
     return _core.load_profiles(path)
+
+
+# Host zones, steps and epochs (docs/host_profiling.md): the same recording as the C++ macros.
+# Zones record while zones are on: TSCOPE_FLAGS=profile=true or set_zones_enabled(True).
+mark_step = _core.mark_step
+mark_epoch = _core.mark_epoch
+set_zones_enabled = _core.set_zones_enabled
+
+
+class zone:
+    """A zone around a block, ``with ts.profile.zone("load batch"):``, or around every call of
+    a function, ``@ts.profile.zone("voxelize")``. Its site is the caller's file:line."""
+
+    def __init__(self, name, input_wait=False):
+        self._name = name
+        self._input_wait = input_wait
+        self._tokens = []  # one per open entry: the same object may be entered again, nested
+
+    def __enter__(self):
+        site = _core.zone_site(self._name, self._input_wait)
+        self._tokens.append(_core.zone_begin(site, self._input_wait))
+        return self
+
+    def __exit__(self, *exc_info):
+        _core.zone_end(self._tokens.pop(), self._input_wait)
+        return False
+
+    def __call__(self, function):
+        def wrapped(*args, **kwargs):
+            with zone(self._name, self._input_wait):
+                return function(*args, **kwargs)
+
+        wrapped.__name__ = getattr(function, "__name__", "zone")
+        wrapped.__doc__ = getattr(function, "__doc__", None)
+        return wrapped
+
+
+def input_wait(name):
+    """A zone where the training loop waits for its next batch: its time is the step's input
+    wait, which the report's input-bound verdict reads."""
+    return zone(name, input_wait=True)

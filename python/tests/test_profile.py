@@ -124,3 +124,44 @@ def test_tscope_flags_environment_sets_config(tmp_path):
     assert "config.profile True" in done.stdout
     assert "Function profiling" in done.stderr
     assert "user_script.py:7" in done.stderr
+
+
+LOOP_SCRIPT = textwrap.dedent("""\
+    import time
+    import numpy as np
+    import tensorscope as ts
+    import tensorscope.tensor as T
+    x = T.dvector("x")
+    step = ts.function([x], T.exp(x) * 2, name="train_step")
+
+    @ts.profile.zone("voxelize")
+    def voxelize():
+        time.sleep(0.02)
+        return np.ones(3)
+
+    for epoch in range(2):
+        ts.profile.mark_epoch(epoch)
+        for _ in range(3):
+            with ts.profile.input_wait("next batch"):
+                batch = voxelize()
+            with ts.profile.zone("train step"):
+                step(batch)
+            ts.profile.mark_step(8)
+""")
+
+
+def test_zones_steps_and_epochs_from_python(tmp_path):
+    script = tmp_path / "user_script.py"
+    script.write_text(LOOP_SCRIPT)
+    env = dict(os.environ, TSCOPE_FLAGS="profile=true,profiling.destination=stdout")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
+                          check=True, timeout=120)
+    out = done.stdout
+    assert out.startswith("Input pipeline\n"), out
+    assert "Verdict: HIGHLY input-bound" in out
+    assert "Steps: 6," in out
+    assert "Data side, by tottime: voxelize (user_script.py:17)" in out
+    assert "next batch (user_script.py:16)" in out
+    assert "train_step (graph function)" in out
+    assert "Epochs and steps" in out
+    assert "First epoch against the others" in out
