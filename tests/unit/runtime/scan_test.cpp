@@ -576,7 +576,9 @@ TEST(ScanRewrite, WhileLoopKeepsItsSequenceWork) {
   Function f = function({x}, {loop.outputs[0]}, {}, options);
   (void)f({random_doubles({8}, 46)});
   for (const profile::RewriteRecord& rule : f.profile_record().compile.rewrites) {
-    if (rule.name == "push_out_sequence_work") EXPECT_EQ(rule.applied_count, 0);
+    if (rule.name == "push_out_sequence_work") {
+      EXPECT_EQ(rule.applied_count, 0);
+    }
   }
 }
 
