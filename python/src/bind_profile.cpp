@@ -16,6 +16,7 @@
 #include "tscope/profile/profile_options.h"
 #include "tscope/profile/report_text.h"
 #include "tscope/profile/steps.h"
+#include "tscope/profile/worker_processes.h"
 #include "tscope/profile/zone_recorder.h"
 #include "tscope/profile/zones.h"
 
@@ -207,6 +208,8 @@ void bind_profile(py::module_& module) {
     }
   });
   module.def("set_zones_enabled", &profile::set_zones_enabled, py::arg("enabled"));
+  module.def("is_worker_process", &profile::is_worker_process,
+             "Whether this process is a profiled worker, which writes a shard at its end.");
   module.def("write_global_profiles", [] {
     py::gil_scoped_release no_gil;
     profile::GlobalProfiles::instance().write();

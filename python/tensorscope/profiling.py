@@ -6,6 +6,7 @@ one ProfileStats add up in it, as in Theano. ``summary()`` prints the same text 
 side and the CLI; ``to_json()`` writes the versioned JSON that ``tscope report`` and ``load``
 read back; ``apply_rows()`` returns the Apply table's data as a list of dicts.
 """
+import multiprocessing.util
 import sys
 
 from . import _core
@@ -108,3 +109,26 @@ def input_wait(name):
     """A zone where the training loop waits for its next batch: its time is the step's input
     wait, which the report's input-bound verdict reads."""
     return zone(name, input_wait=True)
+
+
+# Worker processes (docs/host_profiling.md, "Worker processes"): a child started by spawn writes
+# its shard at exit like any program; a child of fork or forkserver ends with os._exit after
+# multiprocessing's exit hooks, so one of them writes it. multiprocessing clears the hooks
+# inherited through fork when a child starts, then runs its after-fork callbacks: the hook is
+# registered from there.
+def _write_worker_shard():
+    if _core.is_worker_process():
+        _core.write_global_profiles()
+
+
+def _register_worker_shard_hook(_owner):
+    # The lowest priority: after the finalizers that the program registered itself.
+    multiprocessing.util.Finalize(None, _write_worker_shard, exitpriority=-(2**31))
+
+
+class _AfterForkOwner:
+    """Keeps the after-fork callback registered (the registry holds its owner weakly)."""
+
+
+_after_fork_owner = _AfterForkOwner()
+multiprocessing.util.register_after_fork(_after_fork_owner, _register_worker_shard_hook)

@@ -165,3 +165,34 @@ def test_zones_steps_and_epochs_from_python(tmp_path):
     assert "train_step (graph function)" in out
     assert "Epochs and steps" in out
     assert "First epoch against the others" in out
+
+
+POOL_SCRIPT = textwrap.dedent("""\
+    import multiprocessing as mp
+    import sys
+    import tensorscope as ts
+
+    def work(n):
+        with ts.profile.zone("child work"):
+            return sum(range(1000 * (n + 1)))
+
+    if __name__ == "__main__":
+        with ts.profile.zone("parent"):
+            with mp.get_context(sys.argv[1]).Pool(2) as pool:
+                print(pool.map(work, range(4)))
+""")
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver", "fork"])
+def test_multiprocessing_workers_are_merged(tmp_path, method):
+    script = tmp_path / "pool_script.py"
+    script.write_text(POOL_SCRIPT)
+    report = tmp_path / "report.txt"
+    env = dict(os.environ, TSCOPE_FLAGS=f"profile=true,profiling.destination={report}")
+    subprocess.run([sys.executable, str(script), method], capture_output=True, text=True,
+                   env=env, check=True, timeout=120)
+    text = report.read_text()
+    # A pool worker that got no task may have recorded nothing; none may be missing.
+    assert " merged)" in text and "missing" not in text, text
+    rows = [line for line in text.splitlines() if line.endswith("child work (pool_script.py:6)")]
+    assert rows and rows[0].split()[0] == "4", text
