@@ -14,7 +14,8 @@
 namespace tscope::python {
 namespace {
 
-// The step's result as tensorscope/loops.py normalises it: (outputs, [(shared, new value)]).
+// The step's result as tensorscope/loops.py normalises it: (outputs, [(shared, new value)],
+// stop condition or None).
 ScanStep step_result(const py::object& returned) {
   const auto parts = returned.cast<py::tuple>();
   ScanStep step(std::vector<Variable>{});
@@ -23,6 +24,7 @@ ScanStep step_result(const py::object& returned) {
     const auto items = pair.cast<py::tuple>();
     step.updates.push_back({to_variable(items[0]), to_variable(items[1])});
   }
+  if (parts.size() > 2 && !parts[2].is_none()) step.until = to_variable(parts[2]);
   return step;
 }
 

@@ -251,9 +251,11 @@ void bind_ops(py::module_& module) {
   });
 
   module.def("grad", [](const Variable& cost, const std::vector<Variable>& wrt,
-                        const std::string& disconnected_inputs) {
+                        const std::string& disconnected_inputs,
+                        const std::vector<Variable>& consider_constant) {
     PythonSite site("grad");
     GradOptions options;
+    options.consider_constant = consider_constant;
     if (disconnected_inputs == "ignore" || disconnected_inputs == "warn") {
       options.disconnected = DisconnectedPolicy::Zero;
     } else if (disconnected_inputs != "raise") {
@@ -262,7 +264,8 @@ void bind_ops(py::module_& module) {
                   disconnected_inputs);
     }
     return grad(cost, wrt, options);
-  }, py::arg("cost"), py::arg("wrt"), py::arg("disconnected_inputs") = "raise");
+  }, py::arg("cost"), py::arg("wrt"), py::arg("disconnected_inputs") = "raise",
+     py::arg("consider_constant") = std::vector<Variable>{});
 }
 
 }  // namespace tscope::python

@@ -75,10 +75,10 @@ def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise"):
     """Symbolic gradient of the scalar `cost` with respect to `wrt` (a Variable or a list).
 
     Returns a Variable for a single wrt, a list for a list. disconnected_inputs: 'raise' (an
-    error naming the variable), 'warn' or 'ignore' (zeros).
+    error naming the variable), 'warn' or 'ignore' (zeros). consider_constant: Variables through
+    which no gradient flows (as in Theano).
     """
-    if consider_constant:
-        raise _core.UnsupportedError("grad: consider_constant is not supported yet")
     single = isinstance(wrt, _core.Variable)
-    grads = _core.grad(cost, [wrt] if single else list(wrt), disconnected_inputs)
+    grads = _core.grad(cost, [wrt] if single else list(wrt), disconnected_inputs,
+                       list(consider_constant or []))
     return grads[0] if single else grads

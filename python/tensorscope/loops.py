@@ -58,18 +58,33 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     return (outputs[0] if len(outputs) == 1 else list(outputs)), OrderedDict(updates)
 
 
+class until:  # noqa: N801: Theano's name (theano.scan_module.until)
+    """A step's stop condition: return ``outputs, until(condition)`` (with updates too, in any
+    order) and the loop stops after the first step where the condition holds."""
+
+    def __init__(self, condition):
+        self.condition = condition
+
+
 def _step_result(result):
-    """Theano's step results (outputs; (outputs, updates) in either order; updates alone) as
-    (list of outputs, list of (shared, new value) pairs)."""
+    """Theano's step results (outputs; updates; an until condition; any two or three of them in
+    a tuple, in any order) as (list of outputs, list of (shared, new value) pairs, condition or
+    None)."""
+    if isinstance(result, until):
+        return [], [], result.condition
     if isinstance(result, Mapping):
-        return [], list(result.items())
-    if isinstance(result, tuple) and len(result) == 2:
-        first, second = result
-        if isinstance(second, Mapping):
-            return _as_list(first), list(second.items())
-        if isinstance(first, Mapping):
-            return _as_list(second), list(first.items())
-    return _as_list(result), []
+        return [], list(result.items()), None
+    if isinstance(result, tuple) and 2 <= len(result) <= 3:
+        parts = list(result)
+        conditions = [part for part in parts if isinstance(part, until)]
+        updates = [part for part in parts if isinstance(part, Mapping)]
+        if conditions or updates:
+            rest = [part for part in parts if not isinstance(part, (until, Mapping))]
+            if len(conditions) <= 1 and len(updates) <= 1 and len(rest) <= 1:
+                return (_as_list(rest[0]) if rest else [],
+                        list(updates[0].items()) if updates else [],
+                        conditions[0].condition if conditions else None)
+    return _as_list(result), [], None
 
 
 def _count_outputs(fn, sequence_list, non_sequences):

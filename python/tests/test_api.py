@@ -145,6 +145,17 @@ def test_grad_of_list_and_disconnected_inputs():
         ts.grad(x * x, z)
 
 
+def test_grad_consider_constant_stops_the_gradient():
+    x = T.dscalar("x")
+    y = T.exp(x)
+    cost = y * x
+    full = ts.grad(cost, x)
+    stopped = ts.grad(cost, x, consider_constant=[y])
+    got_full, got_stopped = run([x], [full, stopped], 0.5)
+    assert got_full == pytest.approx(np.exp(0.5) * 1.5)
+    assert got_stopped == pytest.approx(np.exp(0.5))
+
+
 def test_givens_replace_a_variable():
     x = T.dmatrix("x")
     y = T.dvector("y")

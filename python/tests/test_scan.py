@@ -127,3 +127,28 @@ def test_random_draws_in_the_step_advance_by_default():
     assert first.shape == (3, 2)
     assert len({tuple(row) for row in first}) == 3
     assert not np.array_equal(first, second)
+
+
+def test_until_stops_the_loop_as_theanos_scan_module_until():
+    # Doubles the value until it passes the limit: a while loop, at most 20 steps.
+    start = T.dscalar("start")
+    limit = T.dscalar("limit")
+
+    def step(value, limit):
+        doubled = value * 2
+        return doubled, ts.scan_module.until(T.gt(doubled, limit))
+
+    values, _ = ts.scan(step, outputs_info=start, non_sequences=limit, n_steps=20)
+    f = ts.function([start, limit], values)
+    np.testing.assert_allclose(f(1.0, 10.0), [2.0, 4.0, 8.0, 16.0])
+    np.testing.assert_allclose(f(1.0, 1e9), 2.0 ** np.arange(1, 21))
+
+
+def test_until_with_updates_in_any_order():
+    counter = ts.shared(np.float64(0.0), "counter")
+    x = T.dvector("x")
+    outputs, updates = ts.scan(
+        lambda x_t: (ts.until(T.ge(x_t, 3.0)), {counter: counter + 1}, x_t * 10), sequences=x)
+    f = ts.function([x], outputs, updates=updates)
+    np.testing.assert_allclose(f(np.array([1.0, 2.0, 3.0, 4.0, 5.0])), [10.0, 20.0, 30.0])
+    assert counter.get_value() == 3.0

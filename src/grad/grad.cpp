@@ -45,21 +45,32 @@ std::vector<Variable> backpropagate(const std::vector<std::pair<Variable, Variab
   for (const auto& [value, seed] : seeds) roots.push_back(value);
   const std::vector<ApplyNode*> order = ancestors_in_topological_order(roots);
 
-  // Variables that depend on some wrt: only their producers need pullbacks.
+  // Variables that depend on some wrt, through no variable considered constant: only their
+  // producers need pullbacks.
+  std::unordered_set<const VariableNode*> constants;
+  for (const Variable& value : options.consider_constant) constants.insert(value.node());
   std::unordered_set<const VariableNode*> depends;
-  for (const Variable& target : wrt) depends.insert(target.node());
+  for (const Variable& target : wrt) {
+    if (constants.count(target.node()) == 0) depends.insert(target.node());
+  }
   for (ApplyNode* node : order) {
     bool any = false;
     for (const Variable& input : node->inputs()) any = any || depends.count(input.node()) != 0;
     if (!any) continue;
-    for (int i = 0; i < node->num_outputs(); ++i) depends.insert(&node->output_node(i));
+    for (int i = 0; i < node->num_outputs(); ++i) {
+      if (constants.count(&node->output_node(i)) == 0) depends.insert(&node->output_node(i));
+    }
   }
 
   std::unordered_map<const VariableNode*, Variable> grads;
   for (const auto& [value, seed] : seeds) accumulate(grads, value, seed);
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     ApplyNode* node = *it;
-    if (depends.count(&node->output_node(0)) == 0) continue;
+    bool on_path = false;
+    for (int i = 0; i < node->num_outputs(); ++i) {
+      on_path = on_path || depends.count(&node->output_node(i)) != 0;
+    }
+    if (!on_path) continue;
     std::vector<Variable> output_grads;
     bool any_grad = false;
     for (int i = 0; i < node->num_outputs(); ++i) {

@@ -16,6 +16,9 @@ enum class DisconnectedPolicy { Raise, Zero };
 
 struct GradOptions {
   DisconnectedPolicy disconnected = DisconnectedPolicy::Raise;
+  /// Treated as constants (Theano's consider_constant): no gradient flows through them to what
+  /// they are computed from. A wrt listed here is disconnected.
+  std::vector<Variable> consider_constant;
 };
 
 /// Gradients of the scalar `cost` with respect to each of `wrt`. Nodes created carry the forward

@@ -99,6 +99,9 @@ struct ScanStep {
       : outputs(std::move(step_outputs)), updates(std::move(step_updates)) {}
   std::vector<Variable> outputs;
   std::vector<Update> updates;
+  /// A stop condition decided by the step itself (Theano's scan_module.until), as with
+  /// ScanOptions::until and the condition returned last.
+  Variable until;
 };
 
 struct ScanResult {

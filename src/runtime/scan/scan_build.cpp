@@ -447,15 +447,18 @@ ScanResult scan(const ScanStepFn& step,
     return result;
   }();
   std::vector<Variable> results = std::move(returned.outputs);
+  // The condition comes last, whether the options announced it or the step returned it.
+  const bool until = options.until || returned.until.defined();
+  if (returned.until.defined()) results.push_back(returned.until);
   const std::size_t user_outputs = outputs_info.size();
-  const std::size_t expected = user_outputs + (options.until ? 1 : 0);
+  const std::size_t expected = user_outputs + (until ? 1 : 0);
   if (results.size() != expected) {
     throw_error(ErrorKind::InvalidArgument,
                 "scan '{}': the step returned {} outputs; outputs_info has {} entries{}", name,
                 results.size(), outputs_info.size(),
-                options.until ? ", and with until the stop condition comes last" : "");
+                until ? ", and with until the stop condition comes last" : "");
   }
-  if (options.until) {
+  if (until) {
     const Variable& condition = results.back();
     if (!condition.defined() || condition.rank() != 0 ||
         !(is_integral(condition.dtype()) || condition.dtype() == DType::Bool)) {
@@ -509,7 +512,7 @@ ScanResult scan(const ScanStepFn& step,
     layout.outputs.push_back(std::move(output));
     body_results.push_back(update.new_value);
   }
-  if (options.until) body_results.push_back(results.back());
+  if (until) body_results.push_back(results.back());
   placeholders.insert(placeholders.end() - static_cast<std::ptrdiff_t>(non_sequences.size()),
                       update_placeholders.begin(), update_placeholders.end());
 

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <cmath>
+
 #include "support/test_util.h"
 #include "tscope/core/process_counters.h"
 
@@ -28,6 +30,29 @@ TEST(Grad, DisconnectedInputRaisesByDefaultAndCanBeZero) {
                                        Tensor::from_vector<double>({2}, {5, 5})});
   EXPECT_EQ(out[0].to_doubles(), (std::vector<double>{2, 4}));
   EXPECT_EQ(out[1].to_doubles(), (std::vector<double>{0, 0}));
+}
+
+TEST(Grad, ConsideredConstantsStopTheGradient) {
+  // cost = sum(y * x) with y = exp(x): d/dx = exp(x) (1 + x); with y constant, only exp(x).
+  Variable x = vector(DType::Float64, "x");
+  Variable y = exp(x);
+  Variable cost = sum(y * x);
+  const Tensor values = Tensor::from_vector<double>({3}, {-1.0, 0.5, 2.0});
+  const auto full = testing::run_graph({x}, grad(cost, {x}), {values});
+  const auto stopped =
+      testing::run_graph({x}, grad(cost, {x}, GradOptions{.consider_constant = {y}}), {values});
+  for (std::int64_t i = 0; i < 3; ++i) {
+    const double v = values.at(i);
+    EXPECT_DOUBLE_EQ(full[0].at(i), std::exp(v) * (1 + v));
+    EXPECT_DOUBLE_EQ(stopped[0].at(i), std::exp(v));
+  }
+  // A wrt considered constant is disconnected.
+  EXPECT_THROW((void)grad(cost, {y}, GradOptions{.consider_constant = {y}}), Error);
+  const auto zero = testing::run_graph(
+      {x}, grad(cost, {y}, GradOptions{.disconnected = DisconnectedPolicy::Zero,
+                                       .consider_constant = {y}}),
+      {values});
+  EXPECT_EQ(zero[0].to_doubles(), (std::vector<double>{0, 0, 0}));
 }
 
 TEST(Grad, SharedSubexpressionsAccumulate) {

@@ -138,6 +138,35 @@ TEST(Scan, UntilStopsAfterTheFirstStepWhoseConditionHolds) {
             (std::vector<double>{4, 2, 1}));
 }
 
+TEST(Scan, AStepMayReturnItsOwnStopCondition) {
+  // As Theano's scan_module.until: no option, the step's ScanStep carries the condition.
+  Variable start = scalar(DType::Float64, "start");
+  ScanResult halving = scan(
+      [](const std::vector<Variable>& in) {
+        ScanStep step(std::vector<Variable>{in[0] / 2.0});
+        step.until = lt(step.outputs[0], 1.0);
+        return step;
+      },
+      {}, {start}, {}, {.n_steps = 100, .name = "halve"});
+  Function f = function({start}, halving.outputs);
+  EXPECT_EQ(f({Tensor::scalar(40.0, DType::Float64)})[0].to_doubles(),
+            (std::vector<double>{20, 10, 5, 2.5, 1.25, 0.625}));
+  // A condition that is no boolean or integer scalar is a TypeMismatch naming the loop.
+  try {
+    (void)scan(
+        [](const std::vector<Variable>& in) {
+          ScanStep step(std::vector<Variable>{in[0] / 2.0});
+          step.until = in[0];
+          return step;
+        },
+        {}, {start}, {}, {.n_steps = 5, .name = "halve"});
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::TypeMismatch);
+    EXPECT_NE(error.message().find("scan 'halve'"), std::string::npos) << error.message();
+  }
+}
+
 // n_steps only bounds a while loop: INT64_MAX ("no limit") allocates rows for the steps that run.
 TEST(Scan, UntilWithoutPracticalBoundGrowsItsStacks) {
   Variable start = scalar(DType::Int64, "start");
