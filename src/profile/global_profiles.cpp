@@ -303,20 +303,21 @@ std::vector<Profile> GlobalProfiles::printable_profiles() const {
 void GlobalProfiles::write() {
   std::lock_guard write_lock(write_mutex_);
   const ProfileOptions settings = options();
-  const std::int64_t activity = g_call_count.load(std::memory_order_relaxed) +
-                                host_zone_record_count();
-  std::vector<Profile> profiles = printable_profiles();
-  if (is_worker_process()) {
-    write_shard(std::move(profiles), settings);
-    activity_at_last_write_ = activity;
-    return;
-  }
+  const std::int64_t activity =
+      g_call_count.load(std::memory_order_relaxed) + host_zone_record_count();
   bool own_report = true;
   {
     std::lock_guard lock(mutex_);
     own_report = own_report_at_exit_;
   }
-  if (!own_report) {
+  if (!own_report && !is_worker_process()) {
+    // The program renders its own report (collect_without_exit_report): nothing to snapshot.
+    activity_at_last_write_ = activity;
+    return;
+  }
+  std::vector<Profile> profiles = printable_profiles();
+  if (is_worker_process()) {
+    write_shard(std::move(profiles), settings);
     activity_at_last_write_ = activity;
     return;
   }

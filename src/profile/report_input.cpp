@@ -145,6 +145,8 @@ std::string render_epoch_section(const HostRecord& host) {
   std::string out = "\nEpochs and steps\n================\n";
   if (!host.epochs.empty()) {
     out += "    epoch  steps         time  step median     step p90  input wait\n";
+    std::vector<std::int64_t> first_epoch;
+    std::vector<std::int64_t> other_epochs;
     for (const EpochRecord& epoch : host.epochs) {
       std::vector<std::int64_t> steps;
       std::int64_t step_ns = 0;
@@ -162,27 +164,19 @@ std::string render_epoch_section(const HostRecord& host) {
                           step_ns > 0
                               ? percent(static_cast<double>(wait_ns) / static_cast<double>(step_ns))
                               : std::string("-"));
+      std::vector<std::int64_t>& group =
+          &epoch == &host.epochs.front() ? first_epoch : other_epochs;
+      group.insert(group.end(), steps.begin(), steps.end());
     }
     for (const EpochRecord& epoch : host.epochs) render_epoch_zones(host, epoch, out);
-    if (host.epochs.size() > 1 && host.epochs.front().step_count > 0) {
-      std::vector<std::int64_t> first;
-      std::vector<std::int64_t> rest;
-      for (const EpochRecord& epoch : host.epochs) {
-        for (std::int64_t i = 0; i < epoch.step_count; ++i) {
-          const std::int64_t ns =
-              host.steps[static_cast<std::size_t>(epoch.first_step + i)].duration_ns;
-          (&epoch == &host.epochs.front() ? first : rest).push_back(ns);
-        }
-      }
-      if (!rest.empty()) {
-        const std::int64_t first_ns = percentile_ns(first, 50);
-        const std::int64_t steady_ns = percentile_ns(rest, 50);
-        out += fmt::sprintf(
-            "  First epoch against the others (warm-up, caches): median step %s against %s "
-            "(%.2fx)\n",
-            time_text(static_cast<double>(first_ns)), time_text(static_cast<double>(steady_ns)),
-            steady_ns > 0 ? static_cast<double>(first_ns) / static_cast<double>(steady_ns) : 0.0);
-      }
+    if (!first_epoch.empty() && !other_epochs.empty()) {
+      const std::int64_t first_ns = percentile_ns(first_epoch, 50);
+      const std::int64_t steady_ns = percentile_ns(other_epochs, 50);
+      out += fmt::sprintf(
+          "  First epoch against the others (warm-up, caches): median step %s against %s "
+          "(%.2fx)\n",
+          time_text(static_cast<double>(first_ns)), time_text(static_cast<double>(steady_ns)),
+          steady_ns > 0 ? static_cast<double>(first_ns) / static_cast<double>(steady_ns) : 0.0);
     }
   }
   std::vector<std::int64_t> all;

@@ -116,8 +116,8 @@ void mark_step(std::int64_t examples) noexcept {
 void mark_epoch(std::int64_t epoch) noexcept {
   if (!zones_enabled()) return;
   try {
-    // Outside the log's lock: a snapshot reads the log too.
-    SiteTotals totals = totals_by_site(snapshot_host_zones());
+    // The trees only: the steps and data sources a full snapshot adds are not needed here.
+    SiteTotals totals = totals_by_site(snapshot_zone_trees());
     const std::int64_t now_ns = zone_clock_ns();
     t_input_wait_ns = 0;  // a wait before the epoch starts belongs to no step of it
     StepLog& log = step_log();

@@ -8,6 +8,9 @@
 
 namespace tscope::profile {
 
+/// Every thread's zone call tree, without the steps and data sources that snapshot_host_zones
+/// adds to it (zones.cpp).
+[[nodiscard]] HostRecord snapshot_zone_trees();
 /// Adds an input-wait zone's time to the calling thread's current step.
 void add_input_wait_ns(std::int64_t ns) noexcept;
 /// The marked steps and epochs (with each epoch's zone totals, from host's trees) into `host`.

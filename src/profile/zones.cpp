@@ -480,8 +480,6 @@ void set_zone_thread_name(std::string_view name) {
   buffer->name = std::string(name);
 }
 
-namespace {
-// Every thread's call tree, without the steps and data sources that snapshot_host_zones adds.
 HostRecord snapshot_zone_trees() {
   HostRecord host;
   host.clock = g_injected_clock.load(std::memory_order_relaxed) != nullptr ? "injected"
@@ -538,8 +536,6 @@ HostRecord snapshot_zone_trees() {
   }
   return host;
 }
-}  // namespace
-
 HostRecord snapshot_host_zones() {
   HostRecord host = snapshot_zone_trees();
   attach_steps(host);
