@@ -3,10 +3,9 @@
 // activation, 1.8 MB) as a compiled function (profiling off, allow_gc off), at 1 and 2 OpenMP
 // threads: clip(x, 0, 6) and x + y (typed loops, memory-bound) and exp(x) (SLEEF, compute-bound);
 // and the main job's density grid with and without elementwise fusion (Composite).
-// Long loops run in chunks on the OpenMP threads (include/tscope/ops/parallel_chunks.h); the
-// thread count is set the way the CLI's --threads sets it, through oneDNN's runtime.
+// Long loops run in chunks on the worker threads (include/tscope/threads/parallel_for.h); the
+// thread count is set the way the CLI's --threads sets it (threads::set_thread_count).
 #include <benchmark/benchmark.h>
-#include <dlfcn.h>
 
 #include <vector>
 
@@ -18,18 +17,12 @@ using namespace tscope;
 
 const Dims kImage{1, 144, 56, 56};
 
-void set_openmp_threads(int threads) {
-  using SetThreads = void (*)(int);
-  auto* set_threads = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-  if (set_threads != nullptr) set_threads(threads);
-}
-
 Tensor filled(std::uint64_t seed) { return bench::filled_tensor(kImage, seed, 16.0); }
 
 enum class Kind { Clip, Add, Exp };
 
 void run(benchmark::State& state, Kind kind) {
-  set_openmp_threads(static_cast<int>(state.range(0)));
+  threads::set_thread_count(static_cast<int>(state.range(0)));
   Variable x = tensor(DType::Float32, kImage, "x");
   Variable y = tensor(DType::Float32, kImage, "y");
   Variable out = kind == Kind::Clip ? clip(x, 0.0, 6.0) : kind == Kind::Add ? x + y : exp(x);
@@ -52,7 +45,7 @@ void run(benchmark::State& state, Kind kind) {
 // occupancy and charge channels (two sums over atoms of one Gaussian). Arguments: fused (1: the
 // default pipeline, 0: fuse_elementwise excluded) and threads.
 void BM_Elementwise_DensityGrid(benchmark::State& state) {
-  set_openmp_threads(static_cast<int>(state.range(1)));
+  threads::set_thread_count(static_cast<int>(state.range(1)));
   Variable atoms = tensor(DType::Float32, {8, 12, 3}, "atoms");
   Variable grid = tensor(DType::Float32, {4096, 3}, "grid");
   Variable radii = tensor(DType::Float32, {8, 12}, "radii");

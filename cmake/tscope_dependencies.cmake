@@ -23,3 +23,19 @@ find_library(TSCOPE_DNNL_LIBRARY dnnl REQUIRED)
 add_library(tscope_dnnl INTERFACE IMPORTED)
 target_include_directories(tscope_dnnl SYSTEM INTERFACE ${TSCOPE_DNNL_INCLUDE_DIR})
 target_link_libraries(tscope_dnnl INTERFACE ${TSCOPE_DNNL_LIBRARY})
+# The worker threads are those of the OpenMP runtime that oneDNN's library links (libgomp on
+# Debian): the threads layer links that same library and starts its teams directly, so oneDNN's
+# primitives and Tensorscope's own loops share one pool whichever compiler builds the project
+# (clang's -fopenmp would bring a second runtime, libomp).
+find_library(TSCOPE_GOMP_LIBRARY NAMES libgomp.so.1 gomp REQUIRED)
+add_library(tscope_gomp INTERFACE IMPORTED)
+target_link_libraries(tscope_gomp INTERFACE ${TSCOPE_GOMP_LIBRARY})
+if(CMAKE_OBJDUMP)
+  execute_process(COMMAND ${CMAKE_OBJDUMP} -p ${TSCOPE_DNNL_LIBRARY} OUTPUT_VARIABLE _tscope_dnnl_headers
+                  ERROR_QUIET)
+  if(_tscope_dnnl_headers AND NOT _tscope_dnnl_headers MATCHES "NEEDED +libgomp\\.so")
+    message(FATAL_ERROR "${TSCOPE_DNNL_LIBRARY} does not link libgomp: Tensorscope's threads share "
+                        "oneDNN's OpenMP runtime and need oneDNN built with GNU OpenMP "
+                        "(Debian's libdnnl-dev)")
+  endif()
+endif()

@@ -22,3 +22,4 @@
 #include "tscope/profile/report_text.h"
 #include "tscope/runtime/function.h"
 #include "tscope/runtime/scan.h"
+#include "tscope/threads/thread_count.h"

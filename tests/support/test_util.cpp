@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "support/test_util.h"
 
-#include <dlfcn.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
-#include <thread>
-
-#include <fmt/format.h>
 
 namespace tscope::testing {
 
@@ -94,33 +91,6 @@ std::vector<Tensor> run_graph(const std::vector<Variable>& inputs, const std::ve
   const VerifyGradResult result = verify_grad(build, point, options);
   if (result.ok) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << result.message;
-}
-
-namespace {
-// Without the runtime, or if the count did not take, a "threaded" test would compare a serial
-// run with a serial run and pass: that is a failure of the test's premise, reported as such.
-void set_openmp_threads(int threads) {
-  using SetThreads = void (*)(int);
-  using MaxThreads = int (*)();
-  auto* set_threads = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-  auto* max_threads = reinterpret_cast<MaxThreads>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
-  if (set_threads == nullptr || max_threads == nullptr) {
-    ADD_FAILURE() << "ScopedOpenMpThreads: no OpenMP runtime in the process (oneDNN's libgomp "
-                     "should be loaded); cannot set " << threads << " threads";
-    return;
-  }
-  set_threads(threads);
-  if (max_threads() != threads) {
-    ADD_FAILURE() << "ScopedOpenMpThreads: asked for " << threads << " threads, the runtime has "
-                  << max_threads();
-  }
-}
-}  // namespace
-
-ScopedOpenMpThreads::ScopedOpenMpThreads(int threads) { set_openmp_threads(threads); }
-
-ScopedOpenMpThreads::~ScopedOpenMpThreads() {
-  set_openmp_threads(static_cast<int>(std::max(1U, std::thread::hardware_concurrency())));
 }
 
 }  // namespace tscope::testing

@@ -37,17 +37,6 @@ std::vector<Tensor> run_graph(const std::vector<Variable>& inputs, const std::ve
                                                   const std::vector<Tensor>& values,
                                                   double rtol = 1e-5, double atol = 1e-7);
 
-/// Sets the OpenMP runtime's thread count (oneDNN's runtime, looked up at run time) for the
-/// guard's lifetime, then restores one thread per hardware thread. A missing runtime, or a count
-/// that does not take, fails the current test.
-class ScopedOpenMpThreads {
- public:
-  explicit ScopedOpenMpThreads(int threads);
-  ~ScopedOpenMpThreads();
-  ScopedOpenMpThreads(const ScopedOpenMpThreads&) = delete;
-  ScopedOpenMpThreads& operator=(const ScopedOpenMpThreads&) = delete;
-};
-
 /// Runs `body`, which must throw a tscope::Error, and returns the error (a test failure, and an
 /// Internal error, when nothing is thrown).
 template <class Body>

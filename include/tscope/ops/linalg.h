@@ -49,8 +49,6 @@ Variable batched_dot(const Variable& x, const Variable& y,
 
 /// The BLAS library and threading in use, e.g. "OpenBLAS 0.3.21 (pthread, 2 threads, Haswell)".
 [[nodiscard]] std::string blas_description();
-/// Sets the BLAS library's thread count (InvalidArgument below 1).
-void set_blas_threads(int threads);
 
 /// The OpenBLAS core type (the value for OPENBLAS_CORETYPE) this CPU should run, when OpenBLAS's
 /// own detection chose kernels without AVX2 on a CPU that has it: OpenBLAS 0.3.21 takes a

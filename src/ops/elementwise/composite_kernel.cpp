@@ -24,7 +24,7 @@
 #include "../reduce/reduce_common.h"
 #include "composite_program.h"
 #include "elementwise_def.h"
-#include "tscope/ops/parallel_chunks.h"
+#include "tscope/threads/parallel_for.h"
 
 namespace tscope::ops::detail {
 namespace {
@@ -423,9 +423,9 @@ template <class C>
 void run_plan(const Job<C>& job, std::int64_t element_count) {
   const std::int64_t groups = job.plan->groups();
   int parts = 1;
-  if (element_count >= 2 * kMinElementsPerChunk) {
-    parts = static_cast<int>(
-        std::min<std::int64_t>(chunk_count(element_count, parallel_threads()), groups));
+  if (element_count >= 2 * threads::kMinElementsPerChunk) {
+    parts = static_cast<int>(std::min<std::int64_t>(
+        threads::chunk_count(element_count, threads::parallel_threads()), groups));
   }
   if (parts <= 1) {
     run_groups(job, 0, groups);
@@ -436,11 +436,14 @@ void run_plan(const Job<C>& job, std::int64_t element_count) {
     std::int64_t groups;
     int parts;
   } data{&job, groups, parts};
-  run_parts(parts, [](void* raw, int index) {
-    const Parts& p = *static_cast<const Parts*>(raw);
-    const ChunkRange range = chunk_range(p.groups, p.parts, index);
-    run_groups(*p.job, range.begin, range.end);
-  }, &data);
+  threads::run_parts(
+      parts,
+      [](void* raw, int index) {
+        const Parts& p = *static_cast<const Parts*>(raw);
+        const threads::ChunkRange range = threads::chunk_range(p.groups, p.parts, index);
+        run_groups(*p.job, range.begin, range.end);
+      },
+      &data);
 }
 
 CompositeState& state_of(KernelContext& ctx) {

@@ -7,7 +7,7 @@
 //   - one contiguous operand and one single-element operand (2 * x, x - 1);
 //   - a contiguous first operand and single-element others (clip(x, 0, 6)).
 // Anything else walks the outer axes with a carry and runs the innermost axis tight.
-// The flat loops run in chunks on the OpenMP threads when the output is long (parallel_chunks.h);
+// The flat loops run in chunks on the OpenMP threads when the output is long (parallel_for.h);
 // the strided walk stays on one thread.
 #include <algorithm>
 #include <array>
@@ -16,8 +16,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "tscope/ops/parallel_chunks.h"
 #include "tscope/core/tensor.h"
+#include "tscope/threads/parallel_for.h"
 
 namespace tscope::ops::detail {
 
@@ -76,7 +76,7 @@ void run_row_loop(const Fn& fn,
                   std::int64_t inner) {
   // A chunk may start and end inside a row: each row is run from the chunk's first column to its
   // last.
-  for_each_chunk(count, [&](std::int64_t begin, std::int64_t end) {
+  threads::for_each_chunk(count, [&](std::int64_t begin, std::int64_t end) {
     std::int64_t i = begin;
     while (i < end) {
       const std::int64_t row = i / inner;
@@ -105,7 +105,7 @@ void run_scalar_operand_loop(const Fn& fn,
                              C scalar_value,
                              bool scalar_first,
                              std::int64_t count) {
-  for_each_chunk(count, [&](std::int64_t begin, std::int64_t end) {
+  threads::for_each_chunk(count, [&](std::int64_t begin, std::int64_t end) {
     if (scalar_first) {
       for (std::int64_t i = begin; i < end; ++i)
         out_data[i] = convert_element<O>(fn(scalar_value, full[i]));
@@ -180,7 +180,7 @@ void run_elementwise_loop(const Fn& fn, Tensor& out, const std::array<const Tens
         rows_only && (layouts[k] == OperandLayout::Full || layouts[k] == OperandLayout::Row);
   }
   if (all_full) {
-    for_each_chunk(count, [&](std::int64_t begin, std::int64_t end) {
+    threads::for_each_chunk(count, [&](std::int64_t begin, std::int64_t end) {
       [&]<std::size_t... I>(std::index_sequence<I...>) {
         for (std::int64_t i = begin; i < end; ++i)
           out_data[i] = convert_element<O>(fn(data[I][i]...));
@@ -204,7 +204,7 @@ void run_elementwise_loop(const Fn& fn, Tensor& out, const std::array<const Tens
       std::array<C, K> scalars{};
       for (std::size_t k = 1; k < K; ++k) scalars[k] = data[k][0];
       const C* __restrict first = data[0];
-      for_each_chunk(count, [&](std::int64_t begin, std::int64_t end) {
+      threads::for_each_chunk(count, [&](std::int64_t begin, std::int64_t end) {
         [&]<std::size_t... I>(std::index_sequence<I...>) {
           for (std::int64_t i = begin; i < end; ++i)
             out_data[i] = convert_element<O>(fn(first[i], scalars[I + 1]...));

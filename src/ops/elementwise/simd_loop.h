@@ -11,7 +11,7 @@
 // code the CPU supports. Unary ops on a CPU with AVX2 or AVX-512 run wider kernels instead,
 // compiled apart for those instruction sets (simd_wide.h).
 //
-// Long outputs run in chunks on the OpenMP threads (parallel_chunks.h).
+// Long outputs run in chunks on the OpenMP threads (parallel_for.h).
 //
 // Operands whose last axis is dense but whose rows are apart (a slice of columns) run the vector
 // code a row at a time. Other layouts (transposed views, row broadcasts) go through the typed
@@ -28,7 +28,7 @@
 
 #include "elementwise_def.h"
 #include "simd_wide.h"
-#include "tscope/ops/parallel_chunks.h"
+#include "tscope/threads/parallel_for.h"
 
 namespace tscope::ops::detail {
 
@@ -78,7 +78,7 @@ template <class C, std::size_t K, class Simd>
 bool run_simd_loop(Tensor& out, const std::array<const Tensor*, K>& inputs) {
   using Lanes = SimdLanes<C>;
   constexpr std::int64_t kWidth = Lanes::kWidth;
-  static_assert(kChunkAlignment % kWidth == 0, "chunks must start on a vector boundary");
+  static_assert(threads::kChunkAlignment % kWidth == 0, "chunks must start on a vector boundary");
   const std::int64_t count = out.numel();
   std::array<const C*, K> data{};
   std::array<bool, K> single{};
@@ -91,7 +91,7 @@ bool run_simd_loop(Tensor& out, const std::array<const Tensor*, K>& inputs) {
   C* out_data = static_cast<C*>(out.raw_data());
   if constexpr (K == 1) {
     if (const WideKernel<C> wide = wide_kernel_of<C, Simd>(); wide != nullptr && !single[0]) {
-      for_each_chunk(count, [&](std::int64_t begin, std::int64_t end) {
+      threads::for_each_chunk(count, [&](std::int64_t begin, std::int64_t end) {
         wide(data[0] + begin, out_data + begin, end - begin);
       });
       return true;
@@ -101,7 +101,7 @@ bool run_simd_loop(Tensor& out, const std::array<const Tensor*, K>& inputs) {
     return single[k] ? Lanes::splat(data[k][0]) : Lanes::load(data[k] + i);
   };
   // Chunk boundaries are multiples of the vector width, so only the last chunk has a tail.
-  for_each_chunk(count, [&](std::int64_t begin, std::int64_t end) {
+  threads::for_each_chunk(count, [&](std::int64_t begin, std::int64_t end) {
     std::int64_t i = begin;
     for (; i + kWidth <= end; i += kWidth) {
       [&]<std::size_t... I>(std::index_sequence<I...>) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What Tensorscope knows and sets about the BLAS library itself (OpenBLAS): its description for
-// the profile header, its thread count, and the core type it should run on this CPU.
+// the profile header and the core type it should run on this CPU (its thread count is set with
+// the others': tscope/threads/thread_count.h).
 #include <cblas.h>
 #include <fmt/format.h>
 
@@ -8,7 +9,6 @@
 #include <array>
 #include <cctype>
 
-#include "tscope/core/error.h"
 #include "tscope/ops/linalg.h"
 
 namespace tscope {
@@ -29,11 +29,6 @@ std::string blas_description() {
   const char* config = openblas_get_config();
   return fmt::format("OpenBLAS ({}; {} threads; core {})", config != nullptr ? config : "?",
                      openblas_get_num_threads(), openblas_get_corename());
-}
-
-void set_blas_threads(int threads) {
-  if (threads < 1) throw_error(ErrorKind::InvalidArgument, "BLAS threads must be >= 1, got {}", threads);
-  openblas_set_num_threads(threads);
 }
 
 std::optional<std::string> recommended_blas_core(std::string_view detected_core,

@@ -11,7 +11,7 @@
 
 #include "tscope/graph/apply.h"
 #include "tscope/ops/linalg.h"
-#include "tscope/ops/parallel_chunks.h"
+#include "tscope/threads/thread_count.h"
 
 namespace tscope {
 namespace {
@@ -109,7 +109,7 @@ void sgemm_row_major(CBLAS_TRANSPOSE transpose_a,
                      int ldc) {
   // A small product (one step of a loop's recurrent gemm) finishes on one thread before a second
   // could join; waking the team costs more, and the woken thread then spins beside the next node.
-  std::optional<OneThreadScope> one_thread;
+  std::optional<threads::SerialScope> one_thread;
   if (2.0 * m * n * k < kMinFlopsForThreads) one_thread.emplace();
   // dnnl_sgemm takes the same row-major operands as cblas_sgemm, transposes as 'N'/'T'.
   const auto flag = [](CBLAS_TRANSPOSE t) { return t == CblasNoTrans ? 'N' : 'T'; };

@@ -6,15 +6,15 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
-#include <exception>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include "../linalg/blas_util.h"
 #include "recurrent_kernel.h"
-#include "tscope/ops/parallel_chunks.h"
 #include "tscope/ops/recurrent.h"
+#include "tscope/threads/parallel_for.h"
+#include "tscope/threads/spin_wait.h"
+#include "tscope/threads/thread_count.h"
 
 namespace tscope::ops::detail {
 namespace {
@@ -205,7 +205,7 @@ RecurrentDnnlState& state_for(KernelContext& ctx,
                               const RecurrentLayout& layout,
                               const RecurrentExtents& n,
                               bool reverse) {
-  const int parts = batch_parts(gate_count_of(cell), n, parallel_threads());
+  const int parts = batch_parts(gate_count_of(cell), n, threads::parallel_threads());
   auto* state = dynamic_cast<RecurrentDnnlState*>(ctx.state.get());
   if (state != nullptr && state->n.steps == n.steps && state->n.batch == n.batch &&
       state->n.input == n.input && state->n.hidden == n.hidden && state->reverse == reverse &&
@@ -287,26 +287,32 @@ void bind_part(RecurrentDnnlState& s, RowsPart& part, const ForwardArgs<float>& 
 // (GOMP_SPINCOUNT, set short by the CLI) whenever the parts differ by more than that spin (one
 // core running slower is enough), and a sleeping thread is often woken onto the other thread's
 // CPU, where the two parts then run one after the other (run_parts moves such a worker off:
-// cpu_placement.h). While a part has not started it may be this thread's own next one (a team
-// smaller than the parts), or the other thread may be waiting for this thread's CPU, so the
-// thread does not wait then.
+// tscope/threads/cpu_placement.h). While a part has not started it may be this thread's own next
+// one (a team smaller than the parts), or the other thread may be waiting for this thread's CPU,
+// so the thread does not wait then.
 void wait_for_other_parts(const std::atomic<int>& started,
                           const std::atomic<int>& finished,
                           int parts,
                           std::chrono::steady_clock::duration own_time) {
   if (started.load(std::memory_order_acquire) < parts) return;
-  const auto deadline = std::chrono::steady_clock::now() + own_time;
-  while (finished.load(std::memory_order_acquire) < parts &&
-         std::chrono::steady_clock::now() < deadline) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#else
-    std::this_thread::yield();
-#endif
-  }
+  (void)threads::spin_until([&] { return finished.load(std::memory_order_acquire) >= parts; },
+                            std::chrono::steady_clock::now() + own_time);
 }
 
-// Runs every part, concurrently when there are several; rethrows the first part's error.
+// Counts a part as finished when it ends, by an exception too, so that no other part waits for it.
+class FinishedMark {
+ public:
+  explicit FinishedMark(std::atomic<int>& finished) : finished_(finished) {}
+  ~FinishedMark() { finished_.fetch_add(1, std::memory_order_acq_rel); }
+  FinishedMark(const FinishedMark&) = delete;
+  FinishedMark& operator=(const FinishedMark&) = delete;
+
+ private:
+  std::atomic<int>& finished_;
+};
+
+// Runs every part, concurrently when there are several; run_parts rethrows a part's error on the
+// calling thread.
 void run_parts_of(RecurrentDnnlState& s) {
   if (s.thread_parts.size() == 1) {
     dnnl_execute(s.thread_parts[0].call, s.thread_parts[0].stream);
@@ -314,31 +320,24 @@ void run_parts_of(RecurrentDnnlState& s) {
   }
   struct Job {
     RecurrentDnnlState* state;
-    std::vector<std::exception_ptr> errors;
     std::atomic<int> started{0};
     std::atomic<int> finished{0};
-  } job{&s, std::vector<std::exception_ptr>(s.thread_parts.size())};
-  run_parts(
+  } job{&s};
+  threads::run_parts(
       static_cast<int>(s.thread_parts.size()),
       [](void* data, int index) {
         auto& j = *static_cast<Job*>(data);
         RowsPart& part = j.state->thread_parts[static_cast<std::size_t>(index)];
         j.started.fetch_add(1, std::memory_order_acq_rel);
         const auto start = std::chrono::steady_clock::now();
-        // An exception must not leave an OpenMP thread; it is rethrown on the calling thread.
-        try {
+        {
+          const FinishedMark mark(j.finished);
           dnnl_execute(part.call, part.stream);
-        } catch (...) {
-          j.errors[static_cast<std::size_t>(index)] = std::current_exception();
         }
-        j.finished.fetch_add(1, std::memory_order_acq_rel);
         wait_for_other_parts(j.started, j.finished, static_cast<int>(j.state->thread_parts.size()),
                              std::chrono::steady_clock::now() - start);
       },
       &job);
-  for (const std::exception_ptr& error : job.errors) {
-    if (error) std::rethrow_exception(error);
-  }
 }
 }  // namespace
 
@@ -380,7 +379,7 @@ bool run_recurrent_dnnl(KernelContext& ctx, const DnnlCell& cell) {
     s.packed_from = weights;
   }
   for (RowsPart& part : s.thread_parts) bind_part(s, part, a);
-  std::optional<OneThreadScope> one_thread;
+  std::optional<threads::SerialScope> one_thread;
   if (runs_on_one_thread(gate_count_of(cell), n)) one_thread.emplace();
   run_parts_of(s);
   operands.finish();

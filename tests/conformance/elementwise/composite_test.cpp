@@ -2,6 +2,9 @@
 // Composite (the fused elementwise op): on a table of expressions, shapes and both float dtypes,
 // the fast kernel matches the reference kernel and both match the same expression built from the
 // unfused ops; plus bad attributes and inputs, printing, cost and the parallel path.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -9,11 +12,8 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
 #include "support/test_util.h"
-#include "tscope/ops/parallel_chunks.h"
+#include "tscope/threads/parallel_for.h"
 
 namespace tscope {
 namespace {
@@ -183,10 +183,10 @@ TEST(Composite, ParallelResultEqualsTheSerialOne) {
     const std::vector<Tensor> values = make_values(each);
     Tensor serial;
     {
-      const testing::ScopedOpenMpThreads one(1);
+      const threads::ScopedThreadCount one(1);
       serial = testing::run_graph(inputs, {fused}, values)[0];
     }
-    const testing::ScopedOpenMpThreads three(3);
+    const threads::ScopedThreadCount three(3);
     EXPECT_TRUE(testing::all_close(testing::run_graph(inputs, {fused}, values)[0], serial, 0, 0))
         << each.c.name;
   }

@@ -102,7 +102,7 @@ TEST_P(BlasOps, BlasKernelMatchesReference) {
                                               tolerance));
   if (c.op.starts_with("Gemm")) {
     // Float32 Gemm runs oneDNN's sgemm on the OpenMP threads: at one thread too.
-    const testing::ScopedOpenMpThreads one_thread(1);
+    const threads::ScopedThreadCount one_thread(1);
     EXPECT_TRUE(testing::fast_matches_reference(inputs, {graph.build(inputs)}, values, tolerance,
                                                 tolerance));
   }
@@ -174,11 +174,10 @@ TEST(Gemm, ProfileNamesTheLibraryEachNodeRuns) {
       return std::string(fast.name_for(inputs, Attrs{{"alpha", 1.0}, {"beta", 1.0}}));
     };
     for (int threads : {1, 2}) {
-      set_blas_threads(threads);
+      const threads::ScopedThreadCount count(threads);
       EXPECT_EQ(label(DType::Float32), "dnnl");
       EXPECT_EQ(label(DType::Float64), "blas");
     }
-    set_blas_threads(static_cast<int>(std::max(1U, std::thread::hardware_concurrency())));
     EXPECT_EQ(fast.name, std::string("blas"));
   }
 }

@@ -7,8 +7,8 @@
 #include <cmath>
 
 #include "recurrent_test_util.h"
-#include "tscope/ops/parallel_chunks.h"
 #include "tscope/ops/recurrent.h"
+#include "tscope/threads/parallel_for.h"
 
 namespace tscope {
 namespace {
@@ -237,13 +237,13 @@ TEST(RecurrentForward, OneDnnSplitsTheBatchAcrossThreads) {
       const std::vector<Variable> inputs = testing::operand_variables(values);
       Function f = function(inputs, all_outputs(testing::apply_cell(cell, inputs, p)));
       for (int threads : {2, 3, 1, 2}) {
-        const testing::ScopedOpenMpThreads scoped(threads);
+        const threads::ScopedThreadCount scoped(threads);
         const std::string label =
             testing::cell_name(cell) + " " + shape.name + " threads " + std::to_string(threads);
         // The kernel splits by the thread count it sees at call time: check that the count took
         // effect and that the extents meant to split do, so the comparison below is of a split
         // run, not of serial against serial.
-        ASSERT_EQ(ops::detail::parallel_threads(), threads) << label;
+        ASSERT_EQ(threads::parallel_threads(), threads) << label;
         const bool splits = threads > 1 && c.splits;
         EXPECT_EQ(
             ops::detail::recurrent_batch_parts(testing::gates_of(cell), shape.steps, shape.batch,

@@ -11,7 +11,6 @@
 #include <system_error>
 
 #include "commands.h"
-#include "library_setup.h"
 #include "tscope/onnx/model_inputs.h"
 #include "tscope/ops/linalg.h"
 #include "tscope/profile/atomic_file.h"
@@ -20,6 +19,7 @@
 #include "tscope/profile/report_html.h"
 #include "tscope/profile/trace_recorder.h"
 #include "tscope/runtime/function.h"
+#include "tscope/threads/thread_count.h"
 #include "validators.h"
 
 namespace tscope::cli {
@@ -27,8 +27,7 @@ namespace tscope::cli {
 LoadedOnnxModel load_onnx_model(const OnnxModelSettings& settings) {
   // oneDNN's parallel regions run on OpenMP, the products on OpenBLAS: --threads sets both.
   if (settings.threads > 0) {
-    set_blas_threads(settings.threads);
-    set_openmp_threads(settings.threads);
+    threads::set_thread_count(settings.threads);
   }
   onnx::ImportOptions options;
   // Inference: weights never change between calls, so as constants they can be repacked once at
@@ -89,7 +88,7 @@ int profile_onnx_model(const OnnxModelSettings& model_settings,
   for (int i = 0; i < settings.iterations; ++i) (void)inference(loaded.inputs);
   profile::Profile profile = inference.collector()->snapshot();
   profile.blas = blas_description();
-  profile.openmp = openmp_description();
+  profile.openmp = threads::describe_threads();
   if (settings.min_peak) profile::add_min_peaks(profile);
   profile::TraceRecord trace;
   if (!settings.trace_path.empty())

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "commands.h"
-#include "library_setup.h"
 #include "onnx_model_commands.h"
 #include "tscope/core/error.h"
 #include "tscope/models/mlp_training.h"
@@ -33,6 +32,7 @@
 #include "tscope/profile/report_text.h"
 #include "tscope/profile/trace_recorder.h"
 #include "tscope/profile/zone_recorder.h"
+#include "tscope/threads/thread_count.h"
 #include "validators.h"
 
 namespace tscope::cli {
@@ -222,8 +222,7 @@ Action add_profile_command(CLI::App& app) {
     }
     // The built-in jobs run on the same libraries: --threads holds them to one core too.
     if (settings->model.threads > 0) {
-      set_blas_threads(settings->model.threads);
-      set_openmp_threads(settings->model.threads);
+      threads::set_thread_count(settings->model.threads);
     }
     // The pipeline job's report covers the host code around the graph: zones record, and worker
     // processes write shards into a directory of this run, merged into the report below.
@@ -242,7 +241,7 @@ Action add_profile_command(CLI::App& app) {
       profile = std::move(merged.front());
     }
     profile.blas = blas_description();
-    profile.openmp = openmp_description();
+    profile.openmp = threads::describe_threads();
     if (min_peak) profile::add_min_peaks(profile);
     profile::TraceRecord trace;
     if (!settings->trace_path.empty()) {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tscope/ops/cpu_placement.h"
+#include "tscope/threads/cpu_placement.h"
 
 #include <sched.h>
 
-namespace tscope::ops::detail {
+namespace tscope::threads {
 
 bool move_thread_off_cpu(int cpu) {
   cpu_set_t allowed;
@@ -22,4 +22,4 @@ bool move_thread_off_cpu(int cpu) {
   return true;
 }
 
-}  // namespace tscope::ops::detail
+}  // namespace tscope::threads

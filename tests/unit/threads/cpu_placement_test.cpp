@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // move_thread_off_cpu, which the parallel loops use to separate a worker from the caller's CPU.
 // Each case runs on a thread of its own, so the test runner's affinity is never touched.
+#include "tscope/threads/cpu_placement.h"
+
+#include <gtest/gtest.h>
 #include <sched.h>
 
 #include <thread>
 
-#include <gtest/gtest.h>
-
-#include "tscope/ops/cpu_placement.h"
-
 namespace tscope {
 namespace {
-using ops::detail::move_thread_off_cpu;
+using threads::move_thread_off_cpu;
 
 cpu_set_t own_affinity() {
   cpu_set_t set;

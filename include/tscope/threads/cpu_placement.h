@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Where a thread runs. The parallel loops (run_parts) split work between the OpenMP threads on
+// Where a thread runs. The parallel loops (run_parts) split work between the worker threads on
 // the assumption that each runs on its own CPU. When the scheduler puts a worker on the CPU of the
 // thread that started the team, the "parallel" parts run one after the other, and on a 2-vCPU VM
 // this lasted for the whole process (docs/performance.md, "A worker on the caller's CPU").
 
-namespace tscope::ops::detail {
+namespace tscope::threads {
 
 /// Moves the calling thread off `cpu`: excludes `cpu` from its affinity for the length of one
 /// system call (the kernel migrates the thread before that call returns), then restores the
@@ -14,4 +14,4 @@ namespace tscope::ops::detail {
 /// include `cpu`, or a system call fails.
 bool move_thread_off_cpu(int cpu);
 
-}  // namespace tscope::ops::detail
+}  // namespace tscope::threads
