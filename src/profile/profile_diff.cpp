@@ -77,8 +77,31 @@ void compare(DiffRow& row, const DiffOptions& options) {
   const bool mean_grew = row.ratio > factor;
   const bool fastest_grew = !distributions || after_fastest > before_fastest * factor;
   row.noise = distributions && mean_grew && !fastest_grew;
-  const double share = std::max(row.before.share_percent, row.after.share_percent);
+  // The share that admits a row to the gate is its steady one where both sides can tell it: a
+  // row of a fraction of a percent whose calls hit a spike would otherwise count by its spike.
+  const double share =
+      distributions ? std::max(row.before.steady_share_percent, row.after.steady_share_percent)
+                    : std::max(row.before.share_percent, row.after.share_percent);
   row.slower = mean_grew && fastest_grew && share >= options.min_share_percent;
+}
+
+// All node time, per Function call. Its fastest time is every node's calls each at that node's
+// fastest call (the sum of min_ns x calls), so the total follows the same rule as its rows.
+DiffMeasure total_measure(const Profile& profile) {
+  DiffMeasure measure;
+  measure.present = true;
+  measure.has_distribution = true;
+  for (const FunctionRecord& function : profile.functions) {
+    measure.call_count = checked_add(measure.call_count, function.call_count,
+                                     "diff: function '" + function.name + "'", ErrorKind::Parse);
+    for (const NodeRecord& node : function.nodes) {
+      add_times(measure, node);
+      if (node.call_count > 0 && !node_has_distribution(node)) measure.has_distribution = false;
+    }
+  }
+  measure.share_percent = measure.total_ns > 0 ? 100.0 : 0;
+  if (measure.has_distribution) measure.steady_share_percent = measure.fastest_ns > 0 ? 100.0 : 0;
+  return measure;
 }
 
 struct Keyed {
@@ -113,9 +136,13 @@ std::vector<Keyed> collect_rows(const Profile& profile, bool after, const RowKin
     }
   }
   const std::int64_t total_ns = profile.kernel_ns();
+  const DiffMeasure total = total_measure(profile);
   for (Keyed& keyed : rows) {
     DiffMeasure& measure = after ? keyed.row.after : keyed.row.before;
     measure.share_percent = share_of(measure.total_ns, total_ns);
+    if (measure.has_distribution && total.has_distribution) {
+      measure.steady_share_percent = share_of(measure.fastest_ns, total.fastest_ns);
+    }
   }
   return rows;
 }
@@ -262,24 +289,6 @@ void diff_functions(const Profile& before,
     row.after = function_measure(records);
     diff.functions_appeared.push_back(std::move(row));
   }
-}
-
-// All node time, per Function call. Its fastest time is every node's calls each at that node's
-// fastest call (the sum of min_ns x calls), so the total follows the same rule as its rows.
-DiffMeasure total_measure(const Profile& profile) {
-  DiffMeasure measure;
-  measure.present = true;
-  measure.has_distribution = true;
-  for (const FunctionRecord& function : profile.functions) {
-    measure.call_count = checked_add(measure.call_count, function.call_count,
-                                     "diff: function '" + function.name + "'", ErrorKind::Parse);
-    for (const NodeRecord& node : function.nodes) {
-      add_times(measure, node);
-      if (node.call_count > 0 && !node_has_distribution(node)) measure.has_distribution = false;
-    }
-  }
-  measure.share_percent = measure.total_ns > 0 ? 100.0 : 0;
-  return measure;
 }
 
 struct Peaks {

@@ -76,7 +76,7 @@ void render_header(const ProfileDiff& diff, std::string& out) {
   out += "  After: " + diff.after_source + "\n";
   out += fmt::sprintf(
       "  Slower: mean time per call and fastest call both up by more than %.1f%%, on the total or "
-      "on a row holding at least %.1f%% of it\n",
+      "on a row holding at least %.1f%% of the steady node time (every node at its fastest call)\n",
       diff.options.slower_percent, diff.options.min_share_percent);
   out +=
       "  Noise: the mean time per call is up by more than that but the fastest call is not (a "

@@ -217,7 +217,8 @@ std::string summary(const ProfileDiff& diff) {
   out += fmt::format(
       "<tr><th class=\"text\">gate</th><td class=\"text\"><span class=\"{}\">{}</span>: slower "
       "means the mean time per call and the fastest call both up by more than {:.1f}%, on the "
-      "total or on a row holding at least {:.1f}% of it</td></tr>\n",
+      "total or on a row holding at least {:.1f}% of the steady node time (every node at its "
+      "fastest call)</td></tr>\n",
       diff.gate_failed ? "verdict-failed" : "verdict-passed",
       diff.gate_failed ? "slower" : "not slower", diff.options.slower_percent,
       diff.options.min_share_percent);

@@ -20,7 +20,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DiffMeasure,
                                    slowest_ns,
                                    has_distribution,
                                    impl,
-                                   share_percent)
+                                   share_percent,
+                                   steady_share_percent)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DiffRow,
                                    name,
                                    provenance,

@@ -25,7 +25,9 @@ struct DiffOptions {
   /// A row or the total is "slower" when its mean time per call, and its fastest call where both
   /// profiles hold a distribution, grew by more than this.
   double slower_percent = kDefaultSlowerPercent;
-  /// Rows below this share of the total time (in both profiles) never count as slower.
+  /// Rows below this share (in both profiles) never count as slower: their share of the steady
+  /// node time (DiffMeasure::steady_share_percent) where both profiles hold a distribution, else
+  /// of the total node time.
   double min_share_percent = kDefaultMinSharePercent;
 };
 
@@ -41,6 +43,10 @@ struct DiffMeasure {
   bool has_distribution = false;  ///< every node of the row has calls and min_ns <= max_ns
   std::string impl;               ///< distinct kernel implementations, first seen first: "blas,cpu"
   double share_percent = 0;       ///< of the profile's total node time
+  /// fastest_ns as a share of the profile's steady node time (every node's fastest_ns summed):
+  /// what the row costs when no call is cold or disturbed, so that a spike in a small row does
+  /// not lift it over DiffOptions::min_share_percent. Negative without a distribution.
+  double steady_share_percent = -1;
 
   /// total_ns / call_count; 0 without calls.
   [[nodiscard]] double ns_per_call() const;
@@ -72,7 +78,7 @@ struct DiffRow {
   bool impl_changed = false;  ///< both present and their impl strings differ
   /// The mean time per call grew by more than DiffOptions::slower_percent, so did the fastest
   /// call where both sides carry a distribution, and the row holds at least min_share_percent of
-  /// the total in either profile.
+  /// the steady node time (of the total without distributions) in either profile.
   bool slower = false;
 };
 

@@ -285,6 +285,43 @@ TEST(ProfileDiff, RowsBelowTheMinimumShareNeverFailTheGate) {
   EXPECT_TRUE(strict.gate_failed);
 }
 
+// A small row whose calls hit a spike in one run (page faults, a core taken away) holds a large
+// share of that run's total; its share of the steady node time (fastest calls) stays small, and
+// that is the share the gate reads when both profiles carry distributions.
+TEST(ProfileDiff, TheMinimumShareIsOfTheSteadyNodeTime) {
+  const Profile before = make_profile(
+      {{.apply_name = "Conv(x, w)", .total_ns = 1'000'000, .min_ns = 100'000, .max_ns = 100'000},
+       {.apply_name = "Relu(y)", .total_ns = 5'000, .min_ns = 500, .max_ns = 500}});
+  // Relu: every call 4x slower on average (2% of the total), its fastest call 20% slower (0.6% of
+  // the steady time).
+  const Profile after = make_profile(
+      {{.apply_name = "Conv(x, w)", .total_ns = 1'000'000, .min_ns = 100'000, .max_ns = 100'000},
+       {.apply_name = "Relu(y)", .total_ns = 20'000, .min_ns = 600, .max_ns = 8'000}});
+  const profile::ProfileDiff diff = profile::diff_profiles(before, after);
+  const DiffRow* row = find_row(diff.nodes.matched, "Relu(y)");
+  ASSERT_NE(row, nullptr);
+  EXPECT_GT(row->after.share_percent, 1.0);
+  EXPECT_NEAR(row->after.steady_share_percent, 100.0 * 6'000 / 1'006'000, 1e-9);
+  EXPECT_NEAR(row->before.steady_share_percent, 100.0 * 5'000 / 1'005'000, 1e-9);
+  EXPECT_FALSE(row->slower);
+  EXPECT_FALSE(diff.gate_failed);
+  // The same slowdown on a row holding enough of the steady time fails the gate.
+  const profile::ProfileDiff strict =
+      profile::diff_profiles(before, after, {.min_share_percent = 0.4});
+  EXPECT_TRUE(find_row(strict.nodes.matched, "Relu(y)")->slower);
+  EXPECT_TRUE(strict.gate_failed);
+  // Without distributions (profiles written without max_ns) the total share is all there is.
+  Profile before_plain = before;
+  Profile after_plain = after;
+  for (Profile* profile : {&before_plain, &after_plain}) {
+    for (NodeRecord& node : profile->functions[0].nodes) node.max_ns = 0;
+  }
+  const profile::ProfileDiff plain = profile::diff_profiles(before_plain, after_plain);
+  const DiffRow* plain_row = find_row(plain.nodes.matched, "Relu(y)");
+  EXPECT_LT(plain_row->after.steady_share_percent, 0);
+  EXPECT_TRUE(plain_row->slower);
+}
+
 TEST(ProfileDiff, SlowerTotalFailsTheGateAlone) {
   // Every row 20% slower, none large enough to count: the total decides.
   const Profile before = make_profile(
