@@ -3,9 +3,8 @@
 // - BatchNormTrain: y, batch mean and population variance from the batch's statistics;
 // - BatchNormGrad: dx, dgamma, dbeta of BatchNormTrain's y, given dy and those statistics;
 // - BatchNormInference: y from given statistics (running averages, or an imported model's).
-// As a composite of reductions and elementwise ops the training pass read x five times and its
-// gradient graph over a dozen times; measured against oneDNN's batch_normalization (docs/conv.md)
-// the composite took 2 to 6 times as long forward and 9 to 25 times as long backward.
+// Ops of their own, on oneDNN's batch_normalization, because a composite of reductions and
+// elementwise ops reads x five times in the training pass and over a dozen times in its gradient.
 // BatchNormGrad is a gradient op without a gradient of its own (second derivatives of batch norm
 // are not supported and say so).
 #include <fmt/format.h>
