@@ -3,6 +3,8 @@
 /// Which Tensorscope this is, and which numeric libraries it runs with (`tscope --version`).
 #include <string>
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// The project version ("0.1.0").
@@ -22,3 +24,5 @@ struct LibraryVersions {
 [[nodiscard]] LibraryVersions library_versions();
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

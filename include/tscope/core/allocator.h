@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 inline constexpr std::size_t kTensorAlignment = 64;
@@ -47,3 +49,5 @@ class TrackingAllocator final : public Allocator {
 [[nodiscard]] TrackingAllocator& default_allocator() noexcept;
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

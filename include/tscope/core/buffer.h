@@ -7,6 +7,8 @@
 
 #include "tscope/core/allocator.h"
 
+#pragma GCC visibility push(default)
+
 #if defined(__SANITIZE_THREAD__)
 #define TSCOPE_THREAD_SANITIZER 1
 #elif defined(__has_feature)
@@ -57,3 +59,5 @@ class Buffer {
 }
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

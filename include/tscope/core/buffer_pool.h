@@ -11,6 +11,8 @@
 
 #include "tscope/core/buffer.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 class BufferPool {
@@ -33,3 +35,5 @@ class BufferPool {
 };
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

@@ -12,6 +12,8 @@
 #include "tscope/core/dtype.h"
 #include "tscope/core/error.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// Largest byte count of one tensor: byte offsets are int64 and the allocator adds its alignment.
@@ -42,3 +44,5 @@ inline constexpr std::int64_t kMaxTensorBytes = INT64_MAX - 4096;
                                               ErrorKind kind = ErrorKind::InvalidArgument);
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

@@ -3,6 +3,8 @@
 /// Time sources in integer nanoseconds. Injectable so golden reports are byte-deterministic.
 #include <cstdint>
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 class Clock {
@@ -39,3 +41,5 @@ class FakeClock final : public Clock {
 [[nodiscard]] std::int64_t ns_since_library_load() noexcept;
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

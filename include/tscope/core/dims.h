@@ -8,6 +8,8 @@
 #include <span>
 #include <string>
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 inline constexpr int kMaxRank = 8;
@@ -70,3 +72,5 @@ class Dims {
 [[nodiscard]] int normalize_axis(std::int64_t axis, int rank);
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

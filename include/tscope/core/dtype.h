@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// The element type of a Tensor or Variable. Order matters: promotion picks the larger value
@@ -64,3 +66,5 @@ decltype(auto) visit_dtype(DType dtype, Fn&& fn) {
 }
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 enum class ErrorKind {
@@ -65,3 +67,5 @@ namespace detail {
   do {                                                                                    \
     if (!(condition)) ::tscope::detail::throw_internal(#condition, __FILE__, __LINE__, (message)); \
   } while (false)
+
+#pragma GCC visibility pop

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <string>
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// Most bytes read from a file without a size (a device, a pipe, a /proc file): 256 MiB.
@@ -16,3 +18,5 @@ inline constexpr std::uintmax_t kMaxUnsizedFileBytes = std::uintmax_t{256} << 20
 [[nodiscard]] std::string read_file_bytes(const std::filesystem::path& path);
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

@@ -14,6 +14,8 @@
 #include "tscope/core/dtype.h"
 #include "tscope/core/error.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 class Tensor {
@@ -108,3 +110,5 @@ Tensor Tensor::from_vector(const Dims& shape, const std::vector<T>& values) {
 
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

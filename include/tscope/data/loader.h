@@ -34,6 +34,8 @@
 
 #include "tscope/core/tensor.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 class DataSourceStats;
 }  // namespace tscope::profile
@@ -90,3 +92,5 @@ class Loader {
 };
 
 }  // namespace tscope::data
+
+#pragma GCC visibility pop

@@ -9,6 +9,8 @@
 
 #include "tscope/graph/variable.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// What grad() does with a `wrt` that `cost` does not depend on.
@@ -42,3 +44,5 @@ struct GradOptions {
     const std::source_location& location = std::source_location::current());
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

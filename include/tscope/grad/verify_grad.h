@@ -11,6 +11,8 @@
 #include "tscope/core/tensor.h"
 #include "tscope/graph/variable.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 struct VerifyGradOptions {
@@ -36,3 +38,5 @@ struct VerifyGradResult {
     const std::vector<Tensor>& point, const VerifyGradOptions& options = {});
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

@@ -12,6 +12,8 @@
 #include "tscope/graph/provenance.h"
 #include "tscope/graph/variable.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 class FunctionGraph;
@@ -71,3 +73,5 @@ class ApplyNode : public std::enable_shared_from_this<ApplyNode> {
                                  const std::source_location& location);
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

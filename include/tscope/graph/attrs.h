@@ -11,6 +11,8 @@
 
 #include "tscope/core/dtype.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 class Subgraph;
@@ -59,3 +61,5 @@ class Attrs {
 [[nodiscard]] std::string attr_value_to_string(const AttrValue& value);
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

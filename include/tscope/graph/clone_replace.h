@@ -13,6 +13,8 @@
 
 #include "tscope/graph/variable.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// `outputs` with each replacement's first Variable replaced by its second. Throws TypeMismatch
@@ -23,3 +25,5 @@ namespace tscope {
     const std::vector<std::pair<Variable, Variable>>& replacements);
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

@@ -10,6 +10,8 @@
 
 #include "tscope/graph/variable.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// An input of rank dims.rank(); use kUnknownDim for dims known only at call time.
@@ -40,3 +42,5 @@ Variable shared_fixed_shape(const Tensor& value, std::string name,
                             const std::source_location& location = std::source_location::current());
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

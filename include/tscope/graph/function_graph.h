@@ -14,6 +14,8 @@
 #include "tscope/graph/apply.h"
 #include "tscope/graph/variable.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// One reader of a value: input `index` of `node`, or, when `node` is null, graph output `index`.
@@ -107,3 +109,5 @@ class FunctionGraph {
 };
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

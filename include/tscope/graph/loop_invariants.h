@@ -10,6 +10,8 @@
 
 #include "tscope/graph/variable.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// For its lifetime, on this thread: the tensors bound to `invariant_inputs` (variables of the
@@ -38,3 +40,5 @@ class LoopInvariantScope {
 [[nodiscard]] std::uint64_t loop_invariant_execution(const Variable& value);
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

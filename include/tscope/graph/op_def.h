@@ -18,6 +18,8 @@
 #include "tscope/graph/type.h"
 #include "tscope/graph/variable.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 class ApplyNode;
@@ -173,3 +175,5 @@ struct OpDef {
 };
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

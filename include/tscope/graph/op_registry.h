@@ -11,6 +11,8 @@
 
 #include "tscope/graph/op_def.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 class OpRegistry {
@@ -29,3 +31,5 @@ class OpRegistry {
 };
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

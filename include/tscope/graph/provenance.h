@@ -8,6 +8,8 @@
 #include <source_location>
 #include <string>
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 struct SourceSite {
@@ -48,3 +50,5 @@ class ProvenanceScope {
                                             const std::source_location& location);
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

@@ -6,6 +6,8 @@
 /// Scan) says what it holds and how it runs.
 #include <string>
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 class Subgraph {
@@ -19,3 +21,5 @@ class Subgraph {
 };
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

@@ -6,6 +6,8 @@
 
 #include "tscope/graph/apply.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// Every Apply that `outputs` depend on, in a deterministic topological order (iterative
@@ -23,3 +25,5 @@ namespace tscope {
 [[nodiscard]] bool views_only(const Variable& value, std::span<const Variable> sources);
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

@@ -8,6 +8,8 @@
 #include "tscope/core/dims.h"
 #include "tscope/core/dtype.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 class Tensor;
@@ -40,3 +42,5 @@ void check_type_extents(const Type& type, std::string_view what);
 [[nodiscard]] Type unknown_dims_type(DType dtype, int rank);
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

@@ -12,6 +12,8 @@
 #include "tscope/graph/provenance.h"
 #include "tscope/graph/type.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 class ApplyNode;
@@ -103,3 +105,5 @@ namespace detail {
 }  // namespace detail
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

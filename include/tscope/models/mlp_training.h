@@ -9,6 +9,8 @@
 
 #include "tscope/runtime/function.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::models {
 
 struct MlpTrainingConfig {
@@ -31,3 +33,5 @@ struct TrainingRun {
 [[nodiscard]] TrainingRun train_mlp(const MlpTrainingConfig& config);
 
 }  // namespace tscope::models
+
+#pragma GCC visibility pop

@@ -13,6 +13,8 @@
 
 #include "tscope/models/mlp_training.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::models {
 
 struct NtmTrainingConfig {
@@ -35,3 +37,5 @@ struct NtmTrainingConfig {
 [[nodiscard]] TrainingRun train_ntm(const NtmTrainingConfig& config);
 
 }  // namespace tscope::models
+
+#pragma GCC visibility pop

@@ -13,6 +13,8 @@
 
 #include "tscope/models/mlp_training.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::models {
 
 struct VoxelCnnTrainingConfig {
@@ -39,3 +41,5 @@ struct VoxelCnnTrainingConfig {
 [[nodiscard]] TrainingRun train_voxel_cnn(const VoxelCnnTrainingConfig& config);
 
 }  // namespace tscope::models
+
+#pragma GCC visibility pop

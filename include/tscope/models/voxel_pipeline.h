@@ -16,6 +16,8 @@
 #include "tscope/data/loader.h"
 #include "tscope/models/mlp_training.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::models {
 
 struct VoxelPipelineConfig {
@@ -67,3 +69,5 @@ struct Example {
 [[nodiscard]] TrainingRun train_voxel_pipeline(const VoxelPipelineConfig& config);
 
 }  // namespace tscope::models
+
+#pragma GCC visibility pop

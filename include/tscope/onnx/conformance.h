@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#pragma GCC visibility push(default)
+
 namespace tscope::onnx {
 
 /// Where Debian's libonnx-testdata installs the cases.
@@ -44,3 +46,5 @@ struct Tolerance {
 [[nodiscard]] std::string_view status_name(CaseStatus status) noexcept;
 
 }  // namespace tscope::onnx
+
+#pragma GCC visibility pop

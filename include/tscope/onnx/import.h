@@ -27,6 +27,8 @@
 #include "tscope/core/tensor.h"
 #include "tscope/graph/variable.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::onnx {
 
 /// Opsets of the default domain the importer accepts. Converters target 7 to 17; older models
@@ -82,3 +84,5 @@ struct ImportedModel {
 [[nodiscard]] std::vector<std::string> supported_op_types();
 
 }  // namespace tscope::onnx
+
+#pragma GCC visibility pop

@@ -13,6 +13,8 @@
 #include "tscope/core/tensor.h"
 #include "tscope/onnx/import.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::onnx {
 
 /// "1x3x224x224" -> (1, 3, 224, 224); InvalidArgument naming `text` otherwise.
@@ -42,3 +44,5 @@ void write_tensor_file(const std::filesystem::path& path, const Tensor& value,
     std::uint64_t seed);
 
 }  // namespace tscope::onnx
+
+#pragma GCC visibility pop

@@ -20,6 +20,8 @@
 
 #include "tscope/graph/attrs.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// The channel blocks the blocked ops support (attr "block"): the float32 lanes of one AVX2
@@ -93,3 +95,5 @@ struct BlockedConvEpilogue {
                                        const BlockedConvEpilogue& epilogue = {});
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

@@ -20,6 +20,8 @@
 
 #include "tscope/graph/variable.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// How much each spatial axis is padded.
@@ -179,3 +181,5 @@ Variable global_avg_pool(const Variable& x,
                          const std::source_location& location = std::source_location::current());
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

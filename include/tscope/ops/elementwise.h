@@ -12,6 +12,8 @@
 
 #include "tscope/graph/variable.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// A Variable or a number, remembering where the expression was written. Numbers become constants
@@ -147,3 +149,5 @@ Variable relu(const Variable& x,
               const std::source_location& location = std::source_location::current());
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

@@ -16,6 +16,8 @@
 
 #include "tscope/ops/elementwise.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 Variable eq(const Operand& a,
@@ -87,3 +89,5 @@ Variable composite_reduce(const std::vector<Variable>& inputs,
                           const std::source_location& location = std::source_location::current());
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

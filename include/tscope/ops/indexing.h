@@ -44,6 +44,8 @@
 
 #include "tscope/graph/variable.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// An omitted slice part (Python's None).
@@ -179,3 +181,5 @@ Variable scatter_nd(const Variable& x,
                     const std::source_location& location = std::source_location::current());
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

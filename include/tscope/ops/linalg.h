@@ -17,6 +17,8 @@
 
 #include "tscope/graph/variable.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// Matrix/vector product: 2-D.2-D, 2-D.1-D, 1-D.2-D, 1-D.1-D (inner product).
@@ -75,3 +77,5 @@ struct BlasCopyStats {
 [[nodiscard]] BlasCopyStats blas_copy_stats_for_node(std::int64_t node_id);
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

@@ -14,6 +14,8 @@
 #include "tscope/graph/op_def.h"
 #include "tscope/graph/subgraph.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 class LoopBody : public Subgraph {
@@ -78,3 +80,5 @@ class LoopBody : public Subgraph {
 [[nodiscard]] const LoopBody& loop_body(const Attrs& attrs);
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

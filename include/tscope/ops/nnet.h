@@ -12,6 +12,8 @@
 
 #include "tscope/graph/variable.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// exp(x - max) / sum(exp(x - max)) along the last axis (rank >= 1, float).
@@ -52,3 +54,5 @@ Variable binary_crossentropy(
     const std::source_location& location = std::source_location::current());
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

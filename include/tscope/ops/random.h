@@ -24,6 +24,8 @@
 
 #include "tscope/graph/variable.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// One state update to pass to function(): after each call, `shared` takes `new_value` (the
@@ -110,3 +112,5 @@ class RandomDrawRecorder {
 [[nodiscard]] Tensor random_state(std::uint64_t seed, std::uint64_t draw);
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

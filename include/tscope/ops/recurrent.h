@@ -19,6 +19,8 @@
 
 #include "tscope/graph/variable.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// What a recurrent op returns. `last_c` is defined for lstm() only.
@@ -99,3 +101,5 @@ namespace ops::detail {
 }  // namespace ops::detail
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

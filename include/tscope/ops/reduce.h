@@ -19,6 +19,8 @@
 
 #include "tscope/graph/variable.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// Sum over every axis.
@@ -64,3 +66,5 @@ Variable stddev(const Variable& x, const std::vector<std::int64_t>& axes = {}, b
                 const std::source_location& location = std::source_location::current());
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

@@ -5,6 +5,8 @@
 
 #include "tscope/graph/op_registry.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// The process-wide registry with every built-in op (registered on first use, thread-safe).
@@ -14,3 +16,5 @@ namespace tscope {
 [[nodiscard]] const OpDef& op_def(std::string_view name);
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

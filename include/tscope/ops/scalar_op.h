@@ -4,6 +4,8 @@
 /// from these; the profiler's tips read `transcendental`.
 #include <string_view>
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// How an elementwise op's output dtype follows from its inputs.
@@ -23,3 +25,5 @@ struct ScalarOp {
 };
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

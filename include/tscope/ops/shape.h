@@ -13,6 +13,8 @@
 
 #include "tscope/graph/variable.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// Theano's DimShuffle: output axis i is input axis pattern[i], or a new axis of size 1 where
@@ -89,3 +91,5 @@ Variable stack(const std::vector<Variable>& inputs, std::int64_t axis = 0,
                const std::source_location& location = std::source_location::current());
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

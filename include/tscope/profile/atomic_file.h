@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 /// Writes `text` to the output `path`, so that nothing the user collected is lost and nothing
@@ -32,3 +34,5 @@ void write_all_to_fd(int fd, std::string_view text) noexcept;
 [[nodiscard]] std::string read_file(const std::string& path);
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

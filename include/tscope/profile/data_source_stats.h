@@ -14,6 +14,8 @@
 
 #include "tscope/profile/profile.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 class DataSourceStats {
@@ -57,3 +59,5 @@ class DataSourceStats {
 };
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

@@ -32,6 +32,8 @@
 #include "tscope/profile/profile_collector.h"
 #include "tscope/profile/profile_options.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 class GlobalProfiles {
@@ -103,3 +105,5 @@ class GlobalProfiles {
 [[nodiscard]] std::string sum_title(std::size_t count);
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

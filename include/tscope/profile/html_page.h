@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 /// `text` with &, <, >, " and ' replaced by character references: safe in element content and
@@ -60,3 +62,5 @@ struct ChartBar {
 [[nodiscard]] std::string shorten(std::string_view text, std::size_t max_chars);
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

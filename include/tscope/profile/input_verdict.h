@@ -12,6 +12,8 @@
 
 #include "tscope/profile/profile.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 enum class InputBound { Unknown, Not, Moderately, Highly };
@@ -64,3 +66,5 @@ struct InputVerdict {
 [[nodiscard]] InputVerdict compute_input_verdict(const HostRecord& host);
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

@@ -10,6 +10,8 @@
 #include "tscope/profile/profile.h"
 #include "tscope/profile/report_text.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 struct ProfileDocument {
@@ -27,3 +29,5 @@ struct ProfileDocument {
 [[nodiscard]] ProfileDocument parse_profile_json(std::string_view text, std::string_view source);
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

@@ -5,6 +5,8 @@
 /// A node far below both is limited by something else (strided access, a reference kernel,
 /// per-call overhead), which is what the tip reports.
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 struct MachineRoof {
@@ -16,3 +18,5 @@ struct MachineRoof {
 [[nodiscard]] const MachineRoof& measured_machine_roof();
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

@@ -11,6 +11,8 @@
 
 #include "tscope/profile/profile.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 struct MemoryRun {
@@ -46,3 +48,5 @@ struct MemoryReportOptions {
                                                 const MemoryReportOptions& options);
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

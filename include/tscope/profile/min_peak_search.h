@@ -20,6 +20,8 @@
 #include "tscope/core/clock.h"
 #include "tscope/profile/profile.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 struct MinPeakOptions {
@@ -49,3 +51,5 @@ struct MinPeakResult {
 void add_min_peaks(Profile& profile, const MinPeakOptions& options = {});
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

@@ -16,6 +16,8 @@
 #include "tscope/profile/json_export.h"
 #include "tscope/profile/profile.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 /// What a worker's marker says.
@@ -58,3 +60,5 @@ std::size_t merge_worker_shards(std::vector<Profile>& profiles,
 [[nodiscard]] ProfileDocument read_shard_directory(const std::string& directory);
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 inline constexpr int kProfileSchemaVersion = 1;
@@ -343,3 +345,5 @@ struct Profile {
 [[nodiscard]] Profile sum_profiles(const std::vector<Profile>& profiles, std::string title);
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

@@ -11,6 +11,8 @@
 
 #include "tscope/profile/profile.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 class ProfileSource {
@@ -45,3 +47,5 @@ class ProfileCollector {
 };
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

@@ -14,6 +14,8 @@
 
 #include "tscope/profile/profile.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 /// Default of DiffOptions::slower_percent and of `tscope diff --fail-if-slower` without a value.
@@ -129,3 +131,5 @@ struct ProfileDiff {
                                         const std::string& after_source = "after");
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

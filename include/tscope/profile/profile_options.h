@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 struct ProfileOptions {
@@ -72,3 +74,5 @@ struct WorkerParent {
 void export_worker_parent(const WorkerParent& parent);
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

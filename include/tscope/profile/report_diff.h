@@ -6,6 +6,8 @@
 
 #include "tscope/profile/profile_diff.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 struct DiffReportOptions {
@@ -26,3 +28,5 @@ struct DiffReportOptions {
 [[nodiscard]] std::string render_diff_json(const ProfileDiff& diff);
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

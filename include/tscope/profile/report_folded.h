@@ -13,6 +13,8 @@
 
 #include "tscope/profile/profile.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 /// One stack: frames from the root, and the self time of its last frame.
@@ -30,3 +32,5 @@ struct FoldedStack {
 [[nodiscard]] std::string render_folded(const Profile& profile);
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

@@ -13,6 +13,8 @@
 #include "tscope/profile/profile.h"
 #include "tscope/profile/trace.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 struct HtmlReportOptions {
@@ -30,3 +32,5 @@ struct HtmlReportOptions {
                                       const HtmlReportOptions& options = {});
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

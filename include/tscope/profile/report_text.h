@@ -11,6 +11,8 @@
 #include "tscope/profile/profile.h"
 #include "tscope/profile/profile_options.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 struct TextReportOptions {
@@ -61,3 +63,5 @@ struct TextReportOptions {
                                           const TextReportOptions& options);
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

@@ -20,6 +20,8 @@
 /// This header includes only the standard library.
 #include <cstdint>
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 /// Ends the current step. `examples`: how many examples it processed (0: not given), for the
@@ -29,3 +31,5 @@ void mark_step(std::int64_t examples = 0) noexcept;
 void mark_epoch(std::int64_t epoch) noexcept;
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

@@ -13,6 +13,8 @@
 #define TSCOPE_HAVE_RDTSC 0
 #endif
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 struct TickSource {
@@ -38,3 +40,5 @@ struct TickSource {
 }
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

@@ -7,6 +7,8 @@
 
 #include "tscope/profile/profile.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 struct Tip {
@@ -21,3 +23,5 @@ struct Tip {
 [[nodiscard]] std::string render_tips(const Profile& profile);
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 /// A thread that recorded events.
@@ -83,3 +85,5 @@ void order_trace_slices(std::vector<TraceSliceRecord>& slices);
 [[nodiscard]] TraceRecord parse_chrome_trace(std::string_view text, const std::string& path);
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

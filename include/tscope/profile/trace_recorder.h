@@ -20,6 +20,8 @@
 #include "tscope/profile/trace.h"
 #include "tscope/profile/zones.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 inline constexpr std::int64_t kDefaultTraceRingBytes = std::int64_t{8} << 20;
@@ -136,3 +138,5 @@ TraceSummary write_trace(const std::string& path, TraceRecord* written = nullptr
 void reset_trace();
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

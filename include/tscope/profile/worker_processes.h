@@ -14,6 +14,9 @@
 ///     run_worker();                           // zone-instrumented code
 ///     tscope::profile::end_worker_process(0); // writes the shard, then _exit(0)
 ///   }
+
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 /// Whether this process is a profiled worker: it writes a shard, never the parent's report.
@@ -26,3 +29,5 @@ namespace tscope::profile {
 [[noreturn]] void end_worker_process(int status) noexcept;
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

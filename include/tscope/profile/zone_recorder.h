@@ -15,6 +15,8 @@
 #include "tscope/profile/profile.h"
 #include "tscope/profile/zones.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::profile {
 
 /// A site made at run time (a graph Function's name), kept for the life of the process; the same
@@ -52,3 +54,5 @@ void reset_host_zones();
 [[nodiscard]] double measure_zone_overhead_ns();
 
 }  // namespace tscope::profile
+
+#pragma GCC visibility pop

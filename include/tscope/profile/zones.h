@@ -22,6 +22,8 @@
 #include <atomic>
 #include <cstdint>
 
+#pragma GCC visibility push(default)
+
 #ifndef TSCOPE_ZONES
 #define TSCOPE_ZONES 1
 #endif
@@ -155,3 +157,5 @@ inline void record_zone_value(const ZoneSite* site, double value) noexcept {
 #define TSCOPE_ZONE_VALUE(name, value) static_cast<void>(sizeof(value))
 #define TSCOPE_ZONE_SITE(site_pointer) static_cast<void>(0)
 #endif
+
+#pragma GCC visibility pop

@@ -11,6 +11,8 @@
 
 #include "tscope/rewrite/rule.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::rewrite {
 
 /// dot_to_dot22 (tracks Dot), gemm_from_dot22_add and gemm_through_row_split (track Add), in that
@@ -18,3 +20,5 @@ namespace tscope::rewrite {
 [[nodiscard]] std::vector<LocalRule> blas_rules();
 
 }  // namespace tscope::rewrite
+
+#pragma GCC visibility pop

@@ -22,6 +22,8 @@
 #include "tscope/graph/function_graph.h"
 #include "tscope/rewrite/rule.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::rewrite {
 
 /// Applies the layout change over `graph` with blocks of `block` channels (8 or 16; 0:
@@ -52,3 +54,5 @@ std::int64_t use_channel_blocks(FunctionGraph& graph, std::int64_t block = 0,
 [[nodiscard]] std::vector<LocalRule> channel_block_fusion_rules();
 
 }  // namespace tscope::rewrite
+
+#pragma GCC visibility pop

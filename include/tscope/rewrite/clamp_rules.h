@@ -9,9 +9,13 @@
 /// behaviour only in that order. The Clip node carries the Minimum node's provenance.
 #include "tscope/rewrite/rule.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::rewrite {
 
 /// The local rule fuse_clamps (tracks Minimum).
 [[nodiscard]] LocalRule clamp_rule();
 
 }  // namespace tscope::rewrite
+
+#pragma GCC visibility pop

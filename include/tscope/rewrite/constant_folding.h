@@ -7,9 +7,13 @@
 
 #include "tscope/graph/function_graph.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::rewrite {
 
 /// Folds every foldable node whose inputs are constants; returns the number folded.
 std::int64_t fold_constant_layouts(FunctionGraph& graph);
 
 }  // namespace tscope::rewrite
+
+#pragma GCC visibility pop

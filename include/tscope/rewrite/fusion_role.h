@@ -8,6 +8,8 @@
 
 #include "tscope/graph/function_graph.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::rewrite {
 
 /// "elementwise": the node can be a step of a Composite's loop (a float elementwise op with block
@@ -17,3 +19,5 @@ namespace tscope::rewrite {
 [[nodiscard]] std::string_view fusion_role(const ApplyNode& node);
 
 }  // namespace tscope::rewrite
+
+#pragma GCC visibility pop

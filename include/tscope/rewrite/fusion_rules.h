@@ -14,9 +14,13 @@
 
 #include "tscope/graph/function_graph.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::rewrite {
 
 /// Applies the fusion over `graph`; returns the number of Composite nodes made.
 std::int64_t fuse_elementwise(FunctionGraph& graph);
 
 }  // namespace tscope::rewrite
+
+#pragma GCC visibility pop

@@ -25,6 +25,8 @@
 
 #include "tscope/graph/function_graph.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::rewrite {
 
 /// Marks every node of `graph` that may overwrite an input; returns how many were marked.
@@ -34,3 +36,5 @@ std::int64_t use_inplace(FunctionGraph& graph);
 [[nodiscard]] int overwritten_input(const ApplyNode& node);
 
 }  // namespace tscope::rewrite
+
+#pragma GCC visibility pop

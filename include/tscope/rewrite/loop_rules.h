@@ -25,6 +25,8 @@
 
 #include "tscope/rewrite/rule.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::rewrite {
 
 /// The local rule hoist_loop_invariants (tracks Scan).
@@ -43,3 +45,5 @@ std::int64_t merge_sibling_loops(FunctionGraph& graph);
 std::int64_t keep_last_steps_only(FunctionGraph& graph);
 
 }  // namespace tscope::rewrite
+
+#pragma GCC visibility pop

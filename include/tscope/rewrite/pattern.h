@@ -4,6 +4,8 @@
 /// once", "is it a scalar constant". They read the FunctionGraph's clients index, so each is O(1).
 #include "tscope/graph/function_graph.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::rewrite {
 
 /// The node producing `value` when its op is `op`; null otherwise (also for graph inputs,
@@ -26,3 +28,5 @@ namespace tscope::rewrite {
 }
 
 }  // namespace tscope::rewrite
+
+#pragma GCC visibility pop

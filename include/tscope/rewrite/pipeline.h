@@ -15,6 +15,8 @@
 #include "tscope/graph/function_graph.h"
 #include "tscope/rewrite/rule.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::rewrite {
 
 struct RewriteReport {
@@ -51,3 +53,5 @@ struct PipelineSettings {
 [[nodiscard]] std::vector<std::string_view> default_rule_names();
 
 }  // namespace tscope::rewrite
+
+#pragma GCC visibility pop

@@ -9,9 +9,13 @@
 /// The new nodes carry the Pow node's provenance.
 #include "tscope/rewrite/rule.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::rewrite {
 
 /// The local rule specialize_pow (tracks Pow).
 [[nodiscard]] LocalRule pow_rule();
 
 }  // namespace tscope::rewrite
+
+#pragma GCC visibility pop

@@ -15,6 +15,8 @@
 #include "tscope/core/clock.h"
 #include "tscope/graph/function_graph.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope::rewrite {
 
 /// Replacements for every output of the node a rule looked at, in output order; an empty vector
@@ -66,3 +68,5 @@ class ChangeCounter final : public GraphListener {
 };
 
 }  // namespace tscope::rewrite
+
+#pragma GCC visibility pop

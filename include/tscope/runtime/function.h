@@ -22,6 +22,8 @@
 #include "tscope/profile/profile_collector.h"
 #include "tscope/profile/profile_options.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// After each call, `shared` takes the value `new_value` had during the call.
@@ -119,3 +121,5 @@ class Function {
     const std::source_location& location = std::source_location::current());
 
 }  // namespace tscope
+
+#pragma GCC visibility pop

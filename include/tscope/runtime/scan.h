@@ -55,6 +55,8 @@
 #include "tscope/ops/shape.h"
 #include "tscope/runtime/function.h"
 
+#pragma GCC visibility push(default)
+
 namespace tscope {
 
 /// One sequence and the taps the step reads from it (default: the current element).
@@ -124,3 +126,5 @@ using ScanStepFn = std::function<ScanStep(const std::vector<Variable>&)>;
     const std::source_location& location = std::source_location::current());
 
 }  // namespace tscope
+
+#pragma GCC visibility pop
