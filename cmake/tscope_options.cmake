@@ -9,6 +9,9 @@ endif()
 
 option(TSCOPE_BUILD_TESTS "Build the GoogleTest suites" ${_tscope_top_level})
 option(TSCOPE_BUILD_BENCHMARKS "Build the Google Benchmark binaries" OFF)
+# CMake's own switch, read by add_library: each layer a shared library (libtscope_<layer>.so)
+# exporting only its public API (docs/architecture.md, "Shared libraries and exported symbols").
+option(BUILD_SHARED_LIBS "Build each layer as a shared library instead of a static one" OFF)
 option(TSCOPE_WERROR "Treat compiler warnings as errors" OFF)
 # A sanitized test binary takes about half a second to start and to check for leaks at exit, so
 # starting one per test dominated the dev suite; as one CTest test per binary, its tests run in one
@@ -62,8 +65,8 @@ if(TSCOPE_CCACHE)
 endif()
 
 message(STATUS "Tensorscope options:")
-foreach(_opt TSCOPE_BUILD_TESTS TSCOPE_BUILD_BENCHMARKS TSCOPE_BUILD_FUZZERS TSCOPE_BUILD_PYTHON
-        TSCOPE_WERROR TSCOPE_ZONES
+foreach(_opt BUILD_SHARED_LIBS TSCOPE_BUILD_TESTS TSCOPE_BUILD_BENCHMARKS TSCOPE_BUILD_FUZZERS
+        TSCOPE_BUILD_PYTHON TSCOPE_WERROR TSCOPE_ZONES
         TSCOPE_SANITIZE CMAKE_BUILD_TYPE)
   message(STATUS "  ${_opt} = ${${_opt}}")
 endforeach()

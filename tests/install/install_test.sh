@@ -3,7 +3,8 @@
 # Installs the build into a scratch prefix as a user would (`cmake --install`), then checks what
 # another project gets from it: the installed `tscope --version`; examples/ built out of tree with
 # find_package(tscope); one example built with pkg-config alone. Each example must run and print
-# a falling loss. Usage: install_test.sh BUILD_DIR SOURCE_DIR
+# a falling loss. The build's libraries may be static or shared. Usage: install_test.sh BUILD_DIR
+# SOURCE_DIR
 set -euo pipefail
 build="$1" source="$2"
 scratch=$(mktemp -d)
@@ -37,7 +38,10 @@ check_loss_falls "$scratch/with-cmake/tscope_example_logistic_regression"
 check_loss_falls "$scratch/with-cmake/tscope_example_mlp"
 
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+# The RUNPATH is for shared libraries (BUILD_SHARED_LIBS) outside the loader's directories: a
+# program linked by hand records where they are, as CMake does for the examples above.
 # shellcheck disable=SC2046
-c++ -O1 "$source/examples/mlp.cpp" -o "$scratch/mlp-pkg-config" $(pkg-config --cflags --libs tscope)
+c++ -O1 "$source/examples/mlp.cpp" -o "$scratch/mlp-pkg-config" $(pkg-config --cflags --libs tscope) \
+  -Wl,-rpath,"$prefix/lib"
 check_loss_falls "$scratch/mlp-pkg-config"
 echo "install, find_package(tscope) and pkg-config: ok"

@@ -21,9 +21,13 @@ done
 
 dpkg -x "${deb[0]}" "$scratch/root"
 for file in usr/bin/tscope usr/include/tscope/tscope.h usr/lib/cmake/tscope/tscopeConfig.cmake \
-            usr/lib/pkgconfig/tscope.pc usr/lib/libtscope_core.a; do
+            usr/lib/pkgconfig/tscope.pc; do
   test -e "$scratch/root/$file" || { echo "missing /$file"; exit 1; }
 done
+# A static build packages the archives, a shared one (BUILD_SHARED_LIBS) the libraries, which the
+# packaged CLI finds next to it (its RUNPATH, $ORIGIN/../lib).
+test -e "$scratch/root/usr/lib/libtscope_core.a" || test -e "$scratch/root/usr/lib/libtscope_core.so" ||
+  { echo "missing /usr/lib/libtscope_core.a or .so"; exit 1; }
 "$scratch/root/usr/bin/tscope" --version | grep -q '^tscope '
 "$scratch/root/usr/bin/tscope" ops > /dev/null
 echo "package: ok"
