@@ -5,6 +5,8 @@
 // thread that started the team, the "parallel" parts run one after the other, and on a 2-vCPU VM
 // this lasted for the whole process (docs/performance.md, "A worker on the caller's CPU").
 
+#pragma GCC visibility push(default)
+
 namespace tscope::threads {
 
 /// Moves the calling thread off `cpu`: excludes `cpu` from its affinity for the length of one
@@ -15,3 +17,5 @@ namespace tscope::threads {
 bool move_thread_off_cpu(int cpu);
 
 }  // namespace tscope::threads
+
+#pragma GCC visibility pop

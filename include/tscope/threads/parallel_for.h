@@ -7,6 +7,8 @@
 // or at one thread, the chunks run one after another on the caller.
 #include <cstdint>
 
+#pragma GCC visibility push(default)
+
 namespace tscope::threads {
 
 /// Below this many elements a loop runs on one thread: waking the team costs about a microsecond,
@@ -66,3 +68,5 @@ void for_each_chunk(std::int64_t count, const Body& body) {
 }
 
 }  // namespace tscope::threads
+
+#pragma GCC visibility pop

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <thread>
 
+#pragma GCC visibility push(default)
+
 namespace tscope::threads {
 
 /// Tells the CPU that this thread is spinning (x86 `pause`), which frees the core's resources for
@@ -29,3 +31,5 @@ bool spin_until(const Done& done, std::chrono::steady_clock::time_point deadline
 }
 
 }  // namespace tscope::threads
+
+#pragma GCC visibility pop

@@ -10,6 +10,8 @@
 // (OMP_NUM_THREADS, else one per CPU).
 #include <string>
 
+#pragma GCC visibility push(default)
+
 namespace tscope::threads {
 
 /// The threads that parallel work started by the calling thread may use (at least 1).
@@ -58,3 +60,5 @@ inline constexpr const char* kSpinCountVariable = "GOMP_SPINCOUNT";
 [[nodiscard]] std::string describe_threads();
 
 }  // namespace tscope::threads
+
+#pragma GCC visibility pop

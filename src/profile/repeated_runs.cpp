@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tscope/profile/repeated_runs.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "tscope/core/checked_math.h"
+#include "tscope/core/error.h"
+
+namespace tscope::profile {
+namespace {
+
+void merge_node(NodeRecord& into, const NodeRecord& node, const std::string& what) {
+  if (node.call_count > 0) {
+    into.min_ns = into.call_count > 0 ? std::min(into.min_ns, node.min_ns) : node.min_ns;
+    into.max_ns = std::max(into.max_ns, node.max_ns);
+  }
+  into.call_count = checked_add(into.call_count, node.call_count, what, ErrorKind::Parse);
+  into.total_ns = checked_add(into.total_ns, node.total_ns, what, ErrorKind::Parse);
+}
+
+void merge_function(FunctionRecord& into,
+                    const FunctionRecord& function,
+                    const std::string& source,
+                    const std::string& first_source) {
+  const std::string what = source + ": function '" + function.name + "'";
+  if (function.nodes.size() != into.nodes.size()) {
+    throw_error(ErrorKind::InvalidArgument,
+                "{} has {} nodes where {} has {}: repeated runs must be of one unchanged job", what,
+                function.nodes.size(), first_source, into.nodes.size());
+  }
+  for (std::size_t i = 0; i < function.nodes.size(); ++i) {
+    const NodeRecord& node = function.nodes[i];
+    if (node.apply_name != into.nodes[i].apply_name) {
+      throw_error(ErrorKind::InvalidArgument,
+                  "{}: node {} is '{}' where {} has '{}': repeated runs must be of one unchanged "
+                  "job",
+                  what, i, node.apply_name, first_source, into.nodes[i].apply_name);
+    }
+    merge_node(into.nodes[i], node, what + ", node '" + node.apply_name + "'");
+  }
+  into.call_count = checked_add(into.call_count, function.call_count, what, ErrorKind::Parse);
+  into.call_ns = checked_add(into.call_ns, function.call_ns, what, ErrorKind::Parse);
+  into.vm_ns = checked_add(into.vm_ns, function.vm_ns, what, ErrorKind::Parse);
+  into.measured_peak_bytes = std::max(into.measured_peak_bytes, function.measured_peak_bytes);
+  into.input_bytes = std::max(into.input_bytes, function.input_bytes);
+}
+
+}  // namespace
+
+Profile merge_repeated_runs(const std::vector<Profile>& runs,
+                            const std::vector<std::string>& sources,
+                            std::string title) {
+  if (runs.empty()) throw_error(ErrorKind::InvalidArgument, "no runs to merge");
+  if (sources.size() != runs.size()) {
+    throw_error(ErrorKind::InvalidArgument, "{} runs but {} names for them", runs.size(),
+                sources.size());
+  }
+  Profile merged = runs.front();
+  merged.title = std::move(title);
+  // The run that first held each function, for errors.
+  std::map<std::string, std::size_t> first_run;
+  for (std::size_t f = 0; f < merged.functions.size(); ++f) {
+    if (!first_run.try_emplace(merged.functions[f].name, f).second) {
+      throw_error(ErrorKind::InvalidArgument,
+                  "{} holds two functions named '{}': give each function its own name",
+                  sources.front(), merged.functions[f].name);
+    }
+  }
+  std::map<std::string, std::string> first_source;
+  for (const FunctionRecord& function : merged.functions) {
+    first_source[function.name] = sources.front();
+  }
+  for (std::size_t r = 1; r < runs.size(); ++r) {
+    std::map<std::string, int> seen;
+    for (const FunctionRecord& function : runs[r].functions) {
+      if (seen[function.name]++ > 0) {
+        throw_error(ErrorKind::InvalidArgument,
+                    "{} holds two functions named '{}': give each function its own name",
+                    sources[r], function.name);
+      }
+      const auto found = first_run.find(function.name);
+      if (found == first_run.end()) {
+        first_run.emplace(function.name, merged.functions.size());
+        first_source[function.name] = sources[r];
+        merged.functions.push_back(function);
+        continue;
+      }
+      merge_function(merged.functions[found->second], function, sources[r],
+                     first_source[function.name]);
+    }
+    merged.grad_ns = std::max(merged.grad_ns, runs[r].grad_ns);
+  }
+  return merged;
+}
+
+}  // namespace tscope::profile
