@@ -33,7 +33,8 @@
 ///   broadcast against each other with NumPy's rules, and their broadcast shape replaces the
 ///   indexed axes in place. The other entries must be slices with constant parts. Integer arrays
 ///   separated by a slice (where NumPy moves the indexed axes to the front) raise Unsupported.
-/// - Index arrays must have an integer dtype; boolean masks are not supported (TypeMismatch).
+/// - Index arrays must have an integer dtype. A boolean mask over some axes is NumPy's x[mask]:
+///   its mask_coordinates() as integer arrays on those axes.
 /// - set semantics with duplicate indices: the last write wins (NumPy); gradients of set with
 ///   duplicates treat every write as taking effect.
 /// Every builder records the caller's source location.
@@ -140,6 +141,22 @@ Variable advanced_inc_subtensor(
     const Variable& x,
     const IndexList& indices,
     const Variable& y,
+    const std::source_location& location = std::source_location::current());
+
+/// The coordinates of x's nonzero (true) elements: an int64 matrix (x.rank(), n) whose row k
+/// holds axis k's coordinates in row-major order (numpy.nonzero stacked; ONNX NonZero). n is known
+/// only at run time unless x is a constant. Throws TypeMismatch for a rank-0 x.
+Variable nonzero(const Variable& x,
+                 const std::source_location& location = std::source_location::current());
+/// The integer index vectors of NumPy's boolean indexing with `mask` on x's axes first_axis ..
+/// first_axis + mask.rank() - 1: one row of nonzero(mask) per mask axis, for advanced_subtensor
+/// (x[mask] is advanced_subtensor(x, {rows...})). The mask must have those axes' extents: a
+/// mismatch throws IndexOutOfRange, at build time where both are static, else when the function
+/// runs. Throws TypeMismatch unless mask is bool.
+std::vector<Variable> mask_coordinates(
+    const Variable& x,
+    std::int64_t first_axis,
+    const Variable& mask,
     const std::source_location& location = std::source_location::current());
 
 /// How scatter_elements combines an update with the element it lands on.

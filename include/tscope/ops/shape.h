@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// Shape ops: DimShuffle (transpose, add/drop broadcastable axes), Reshape, Flatten, Shape,
-/// Shape_i, MakeVector, Alloc (zeros, ones, fill, zeros_like, ones_like), Join, Split, Stack.
+/// Shape_i, MakeVector, Alloc (zeros, ones, fill, zeros_like, ones_like), Join, Split, Stack,
+/// ARange.
 ///
 ///   Variable flat = reshape(x, {-1});                   // static target, one -1 allowed
 ///   Variable y = reshape(x, shape(z));                  // symbolic target (int64 vector)
 ///   Variable z0 = zeros({batch, 10}, DType::Float32);   // batch: an int scalar Variable
 ///   Variable both = join(0, {a, b});                    // concatenate along axis 0
 #include <cstdint>
+#include <optional>
 #include <source_location>
 #include <vector>
 
@@ -89,6 +91,19 @@ std::vector<Variable> split(const Variable& x, std::int64_t axis, const Variable
 /// Stacks same-shaped inputs along a new axis `axis` (a composite: DimShuffle + Join).
 Variable stack(const std::vector<Variable>& inputs, std::int64_t axis = 0,
                const std::source_location& location = std::source_location::current());
+/// numpy.arange(start, stop, step) from number scalars (Theano's ARange): start, start + step,
+/// ... while below stop (above it for a negative step); length max(0, ceil((stop - start) /
+/// step)), static when the three values are known at build time. dtype defaults to
+/// arange_dtype(). Throws TypeMismatch for inputs that are not number scalars, InvalidArgument
+/// for a zero step or a length that overflows (at build time when the values are known, else when
+/// the function runs, naming the node). Printed ARange{dtype='int64'}.
+Variable arange(const Variable& start,
+                const Variable& stop,
+                const Variable& step,
+                std::optional<DType> dtype = std::nullopt,
+                const std::source_location& location = std::source_location::current());
+/// Theano's default arange dtype: the promotion of the three, int64 for any integer promotion.
+[[nodiscard]] DType arange_dtype(const Variable& start, const Variable& stop, const Variable& step);
 
 }  // namespace tscope
 

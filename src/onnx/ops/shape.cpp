@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // ONNX shape and data-movement ops: Constant, ConstantOfShape, Shape, Size, Reshape, Flatten,
 // Transpose, Squeeze, Unsqueeze, Concat, Split, Slice, Gather, GatherElements, GatherND,
-// ScatterElements (and opset 9's Scatter), ScatterND, Expand, Tile, Range.
+// ScatterElements (and opset 9's Scatter), ScatterND, Expand, Tile, Range, NonZero.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -407,10 +407,19 @@ Outputs convert_tile(NodeContext& ctx) {
   return {x};
 }
 
+// Constant bounds give a constant, checked against the import limit; any other bound the ARange
+// op, whose length is known when the model runs.
 Outputs convert_range(NodeContext& ctx) {
-  const Tensor start = ctx.required_constant_input(0, "start");
-  const Tensor limit = ctx.required_constant_input(1, "limit");
-  const Tensor delta = ctx.required_constant_input(2, "delta");
+  const std::optional<Tensor> start_value = ctx.constant_input(0);
+  const std::optional<Tensor> limit_value = ctx.constant_input(1);
+  const std::optional<Tensor> delta_value = ctx.constant_input(2);
+  if (!start_value || !limit_value || !delta_value) {
+    const Variable& start = ctx.input(0);
+    return {arange(start, ctx.input(1), ctx.input(2), start.dtype())};
+  }
+  const Tensor& start = *start_value;
+  const Tensor& limit = *limit_value;
+  const Tensor& delta = *delta_value;
   const double first = start.at(0);
   const double step = delta.at(0);
   if (step == 0) throw_error(ErrorKind::InvalidArgument, "Range with delta 0");
@@ -425,6 +434,8 @@ Outputs convert_range(NodeContext& ctx) {
   return {constant(Tensor::from_doubles(start.dtype(), {count}, values))};
 }
 
+Outputs convert_nonzero(NodeContext& ctx) { return {nonzero(ctx.input(0))}; }
+
 }  // namespace
 
 void register_shape_converters(ConverterTable& table) {
@@ -436,6 +447,7 @@ void register_shape_converters(ConverterTable& table) {
   table.add("Gather", 1, convert_gather);
   table.add("GatherElements", 11, convert_gather_elements);
   table.add("GatherND", 11, convert_gather_nd);
+  table.add("NonZero", 9, convert_nonzero);
   table.add("Range", 11, convert_range);
   table.add("Reshape", 5, convert_reshape);
   table.add("Scatter", 9, convert_scatter_elements);

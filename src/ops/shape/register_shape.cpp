@@ -5,6 +5,7 @@
 namespace tscope::ops {
 
 void register_alloc(OpRegistry& registry);
+void register_arange(OpRegistry& registry);
 void register_dimshuffle(OpRegistry& registry);
 void register_flatten(OpRegistry& registry);
 void register_join(OpRegistry& registry);
@@ -16,6 +17,7 @@ void register_split(OpRegistry& registry);
 
 void register_shape_ops(OpRegistry& registry) {
   register_alloc(registry);
+  register_arange(registry);
   register_dimshuffle(registry);
   register_flatten(registry);
   register_join(registry);

@@ -48,6 +48,15 @@ const std::vector<GradSample>& grad_samples() {
          const Variable pair = make_vector({sum(v[0]), max(v[0])});
          return alloc(sum(v[0] * v[0]), {DimArg(2), DimArg(2)}) + pair;
        }},
+      // ARange's float gradient: start shifts every value and step scales each by its index. The
+      // length, ceil((4 - start) / step), is constant near a random point.
+      {"ARange",
+       {{}, {}},
+       [](const auto& v) {
+         return sqr(arange(v[0], constant(Tensor::scalar(4.0, DType::Float64)), v[1]));
+       },
+       0.5,
+       1.0},
       // Linear algebra: each product op through its own builder.
       {"DotDot22Gemm",
        {{2, 3}, {3, 4}, {2, 4}},
