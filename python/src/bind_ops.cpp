@@ -79,26 +79,60 @@ std::vector<Variable> to_variables(const py::iterable& values) {
   return variables;
 }
 
+// The mask of `index` as a bool tensor of x's rank, extent 1 on the axes it does not cover.
+Variable mask_over(const Variable& x, const IndexKey& index) {
+  std::vector<std::int64_t> pattern;
+  for (int axis = 0; axis < x.rank(); ++axis) {
+    const int within = axis - index.mask_axis;
+    pattern.push_back(within >= 0 && within < index.mask.rank() ? within : kNewAxis);
+  }
+  return dimshuffle(index.mask, pattern);
+}
+
+// Whether `index` is one boolean mask and whole-axis slices `:` only.
+bool only_mask_and_full_slices(const IndexKey& index) {
+  if (!index.mask.defined()) return false;
+  int arrays = 0;
+  for (const Index& entry : index.entries) {
+    if (!entry.is_slice()) {
+      ++arrays;
+      continue;
+    }
+    const Slice& part = entry.as_slice();
+    if (!part.start.is_omitted() || !part.stop.is_omitted() || !part.step.is_omitted()) {
+      return false;
+    }
+  }
+  return arrays == index.mask.rank();
+}
+
 Variable write_subtensor(const Variable& x, const py::object& key, const py::object& y,
                          bool increment) {
   PythonSite site(increment ? "inc_subtensor" : "set_subtensor");
-  const IndexKey index = to_index(key, x.rank());
+  const IndexKey index = to_index(key, x);
+  if (!index.new_axes.empty()) {
+    throw_error(ErrorKind::Unsupported,
+                "{}: None (numpy.newaxis) in the index of a write is not supported",
+                increment ? "inc_subtensor" : "set_subtensor");
+  }
   const Variable value = to_variable(y);
   if (!index.advanced) {
     return increment ? inc_subtensor(x, index.entries, value)
                      : set_subtensor(x, index.entries, value);
   }
-  if (index.entries.size() == 1) {
+  if (index.entries.size() == 1 && index.entries[0].as_integer().variable().rank() == 1) {
     const Variable& rows = index.entries[0].as_integer().variable();
     return increment ? advanced_inc_subtensor1(x, rows, value)
                      : advanced_set_subtensor1(x, rows, value);
   }
-  if (!increment) {
-    throw_error(ErrorKind::Unsupported,
-                "set_subtensor: setting through several integer arrays is not supported; use "
-                "inc_subtensor or a single integer vector");
+  if (increment) return advanced_inc_subtensor(x, index.entries, value);
+  // A mask names each element once, so setting is adding into x with the masked elements zeroed.
+  if (only_mask_and_full_slices(index)) {
+    return advanced_inc_subtensor(switch_(mask_over(x, index), 0.0, x), index.entries, value);
   }
-  return advanced_inc_subtensor(x, index.entries, value);
+  throw_error(ErrorKind::Unsupported,
+              "set_subtensor: setting through several integer arrays is not supported; use "
+              "inc_subtensor, a single integer vector or a boolean mask");
 }
 
 }  // namespace
@@ -242,6 +276,19 @@ void bind_ops(py::module_& module) {
     Variable filler = to_variable(value);
     if (const std::optional<DType> wanted = dtype_from_object(dtype)) filler = cast(filler, *wanted);
     return alloc(filler, dims);
+  });
+  module.def(
+      "arange",
+      [](const py::object& start, const py::object& stop, const py::object& step,
+         const py::object& dtype) {
+        PythonSite site("arange");
+        return arange(to_variable(start), to_variable(stop), to_variable(step),
+                      dtype_from_object(dtype));
+      },
+      py::arg("start"), py::arg("stop"), py::arg("step"), py::arg("dtype") = py::none());
+  module.def("nonzero", [](const py::object& x) {
+    PythonSite site("nonzero");
+    return nonzero(to_variable(x));
   });
   module.def("set_subtensor", [](const Variable& x, const py::object& key, const py::object& y) {
     return write_subtensor(x, key, y, false);

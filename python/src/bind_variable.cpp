@@ -44,20 +44,12 @@ Variable matmul(const py::object& a, const py::object& b) {
   return dot(to_variable(a), to_variable(b));
 }
 
-Variable index_into(const Variable& x, const py::object& key) {
-  const IndexKey index = to_index(key, x.rank());
-  if (!index.advanced) return subtensor(x, index.entries);
-  if (index.entries.size() == 1) {
-    return advanced_subtensor1(x, index.entries[0].as_integer().variable());
-  }
-  return advanced_subtensor(x, index.entries);
-}
-
 // x[key]; the result remembers (x, key), so that T.set_subtensor(x[key], y) and
 // T.inc_subtensor(x[key], y) can write through the same index, as in Theano.
 py::object getitem(const py::object& self, const py::object& key) {
   PythonSite site("getitem");
-  py::object result = py::cast(index_into(self.cast<const Variable&>(), key));
+  const auto& x = self.cast<const Variable&>();
+  py::object result = py::cast(apply_index(x, to_index(key, x)));
   result.attr("_tscope_index") = py::make_tuple(self, key);
   return result;
 }
@@ -210,6 +202,16 @@ void bind_variable(py::module_& module) {
       .def("__abs__", [](const Variable& x) { PythonSite site("abs"); return abs(x); })
       .def("__invert__", [](const Variable& x) { PythonSite site("not"); return logical_not(x); })
       .def("__getitem__", &getitem)
+      .def("nonzero", [](const Variable& x, bool return_matrix) -> py::object {
+        PythonSite site("nonzero");
+        const Variable coordinates = nonzero(x);
+        if (return_matrix) return py::cast(coordinates);
+        py::tuple rows(x.rank());
+        for (int axis = 0; axis < x.rank(); ++axis) rows[axis] = subtensor(coordinates, {axis});
+        return rows;
+      }, py::arg("return_matrix") = false,
+         "The coordinates of the nonzero elements: one int64 vector per axis (Theano's "
+         "x.nonzero()), or the (ndim, n) matrix with return_matrix=True.")
       .def("dot", [](const py::object& self, const py::object& other) { return matmul(self, other); })
       .def("reshape", [](const Variable& x, const py::args& shape, const py::kwargs& kwargs) {
         // x.reshape((a, b)), x.reshape(a, b) and Theano's x.reshape(shape, ndim=...); the

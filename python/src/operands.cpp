@@ -3,11 +3,14 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
+
 #include "numpy_tensor.h"
 #include "python_site.h"
 #include "tscope/core/error.h"
 #include "tscope/graph/constructors.h"
 #include "tscope/ops/elementwise_more.h"
+#include "tscope/ops/indexing.h"
 #include "tscope/ops/reduce.h"
 #include "tscope/ops/shape.h"
 
@@ -85,47 +88,169 @@ ShapeArg to_shape(const py::handle& shape) {
   return {std::nullopt, make_vector(extents)};
 }
 
-IndexKey to_index(const py::handle& key, int rank) {
-  std::vector<py::handle> items;
+namespace {
+
+// One entry of a key as written, before masks become integer arrays.
+struct KeyItem {
+  enum class Kind { Ellipsis, NewAxis, Slice, Integer, Array, Mask } kind;
+  py::handle handle;
+  Variable variable;  // Integer (when a Variable), Array and Mask
+};
+
+KeyItem classify(const py::handle& item) {
+  using Kind = KeyItem::Kind;
+  if (item.is(py::ellipsis())) return {Kind::Ellipsis, item, Variable()};
+  if (item.is_none()) return {Kind::NewAxis, item, Variable()};
+  if (py::isinstance<py::slice>(item)) return {Kind::Slice, item, Variable()};
+  if (py::isinstance<py::bool_>(item)) {
+    throw_error(ErrorKind::Unsupported,
+                "index: a Python bool as an index is not supported; use a boolean array");
+  }
+  if (py::isinstance<py::int_>(item)) return {Kind::Integer, item, Variable()};
+  // A Variable, or an array (a list of ints or bools) made a constant.
+  const Variable variable =
+      py::isinstance<Variable>(item) ? item.cast<Variable>() : to_variable(item);
+  if (variable.dtype() == DType::Bool) {
+    if (variable.rank() == 0) {
+      throw_error(ErrorKind::Unsupported,
+                  "index: a boolean scalar as an index is not supported; use a boolean array");
+    }
+    return {Kind::Mask, item, variable};
+  }
+  return {variable.rank() > 0 ? Kind::Array : Kind::Integer, item, variable};
+}
+
+// How many axes of x an item covers.
+int axes_covered(const KeyItem& item) {
+  switch (item.kind) {
+    case KeyItem::Kind::Ellipsis:
+    case KeyItem::Kind::NewAxis:
+      return 0;
+    case KeyItem::Kind::Mask:
+      return item.variable.rank();
+    default:
+      return 1;
+  }
+}
+
+}  // namespace
+
+IndexKey to_index(const py::handle& key, const Variable& x) {
+  using Kind = KeyItem::Kind;
+  std::vector<KeyItem> items;
   if (py::isinstance<py::tuple>(key)) {
-    for (const py::handle item : key.cast<py::tuple>()) items.push_back(item);
+    for (const py::handle item : key.cast<py::tuple>()) items.push_back(classify(item));
   } else {
-    items.push_back(key);
+    items.push_back(classify(key));
   }
   int ellipsis_count = 0;
-  for (const py::handle item : items) {
-    if (item.is(py::ellipsis())) ++ellipsis_count;
-    if (item.is_none()) {
-      throw_error(ErrorKind::Unsupported,
-                  "index: None (numpy.newaxis) in an index is not supported; use "
-                  "x.dimshuffle(...) to add an axis");
-    }
+  int covered = 0;
+  int masks = 0;
+  for (const KeyItem& item : items) {
+    ellipsis_count += item.kind == Kind::Ellipsis ? 1 : 0;
+    masks += item.kind == Kind::Mask ? 1 : 0;
+    covered += axes_covered(item);
   }
   if (ellipsis_count > 1) {
     throw_error(ErrorKind::InvalidArgument, "index: an index can only have one Ellipsis (...)");
   }
+  if (masks > 1) {
+    throw_error(ErrorKind::Unsupported, "index: only one boolean mask per index is supported");
+  }
   IndexKey index;
-  const int named = static_cast<int>(items.size()) - ellipsis_count;
-  for (const py::handle item : items) {
-    if (item.is(py::ellipsis())) {
-      for (int axis = named; axis < rank; ++axis) index.entries.emplace_back(slice());
-    } else if (py::isinstance<py::slice>(item)) {
-      index.entries.emplace_back(slice(to_bound(item.attr("start")), to_bound(item.attr("stop")),
-                                       to_bound(item.attr("step"))));
-    } else if (py::isinstance<Variable>(item)) {
-      const auto& variable = item.cast<const Variable&>();
-      index.advanced = index.advanced || variable.rank() > 0;
-      index.entries.emplace_back(variable);
-    } else if (py::isinstance<py::int_>(item) && !py::isinstance<py::bool_>(item)) {
-      index.entries.emplace_back(item.cast<std::int64_t>());
-    } else {
-      // An integer array (or a list of ints): advanced indexing with a constant index.
-      const Variable array = to_variable(item);
-      index.advanced = index.advanced || array.rank() > 0;
-      index.entries.emplace_back(array);
+  // The result's axes, walked as NumPy lays them out: each slice keeps an axis, None adds one, and
+  // the integer arrays (with masks) together put their broadcast shape where the first of them
+  // stands. `array_rank` is that shape's rank; None's positions are fixed once it is known.
+  int array_rank = 0;
+  for (const KeyItem& item : items) {
+    if (item.kind == Kind::Array) array_rank = std::max(array_rank, item.variable.rank());
+    if (item.kind == Kind::Mask) array_rank = std::max(array_rank, 1);
+  }
+  int axis = 0;
+  int result_axis = 0;
+  bool arrays_placed = false;
+  bool after_arrays = false;  // a slice or None has followed the arrays
+  for (const KeyItem& item : items) {
+    switch (item.kind) {
+      case Kind::Ellipsis:
+        for (int i = covered; i < x.rank(); ++i) {
+          index.entries.emplace_back(slice());
+          ++axis;
+          ++result_axis;
+        }
+        after_arrays = arrays_placed;
+        break;
+      case Kind::NewAxis:
+        index.new_axes.push_back(result_axis++);
+        after_arrays = arrays_placed;
+        break;
+      case Kind::Slice:
+        index.entries.emplace_back(slice(to_bound(item.handle.attr("start")),
+                                         to_bound(item.handle.attr("stop")),
+                                         to_bound(item.handle.attr("step"))));
+        ++axis;
+        ++result_axis;
+        after_arrays = arrays_placed;
+        break;
+      case Kind::Integer:
+        if (item.variable.defined()) {
+          index.entries.emplace_back(item.variable);
+        } else {
+          index.entries.emplace_back(item.handle.cast<std::int64_t>());
+        }
+        ++axis;
+        break;
+      case Kind::Array:
+      case Kind::Mask:
+        if (arrays_placed && after_arrays && !index.new_axes.empty()) {
+          throw_error(ErrorKind::Unsupported,
+                      "index: None between integer arrays or masks (where NumPy moves the "
+                      "indexed axes to the front) is not supported");
+        }
+        if (!arrays_placed) result_axis += array_rank;
+        arrays_placed = true;
+        index.advanced = true;
+        if (item.kind == Kind::Array) {
+          index.entries.emplace_back(item.variable);
+          ++axis;
+        } else {
+          index.mask = item.variable;
+          index.mask_axis = axis;
+          for (const Variable& row : mask_coordinates(x, axis, item.variable)) {
+            index.entries.emplace_back(row);
+          }
+          axis += item.variable.rank();
+        }
+        break;
     }
   }
   return index;
+}
+
+Variable apply_index(const Variable& x, const IndexKey& index) {
+  Variable result = x;
+  if (!index.advanced && !index.entries.empty()) {
+    result = subtensor(x, index.entries);
+  } else if (index.advanced && index.entries.size() == 1 && !index.entries[0].is_slice() &&
+             index.entries[0].as_integer().variable().rank() == 1) {
+    result = advanced_subtensor1(x, index.entries[0].as_integer().variable());
+  } else if (index.advanced) {
+    result = advanced_subtensor(x, index.entries);
+  }
+  if (index.new_axes.empty()) return result;
+  std::vector<std::int64_t> pattern;
+  std::size_t next_new = 0;
+  std::int64_t next_axis = 0;
+  const auto rank = static_cast<int>(result.rank() + index.new_axes.size());
+  for (int i = 0; i < rank; ++i) {
+    if (next_new < index.new_axes.size() && index.new_axes[next_new] == i) {
+      pattern.push_back(kNewAxis);
+      ++next_new;
+    } else {
+      pattern.push_back(next_axis++);
+    }
+  }
+  return dimshuffle(result, pattern);
 }
 
 Variable sum_of(const Variable& x,

@@ -35,12 +35,19 @@ struct ShapeArg {
 };
 [[nodiscard]] ShapeArg to_shape(const py::handle& shape);
 
-/// A NumPy-style index key for a Variable of rank `rank`.
+/// A NumPy-style index key for `x`: a boolean mask (a bool Variable or array) becomes the integer
+/// arrays of its mask_coordinates() on the axes it covers, and None (numpy.newaxis) entries are
+/// left out of `entries` and listed in `new_axes`.
 struct IndexKey {
   IndexList entries;
-  bool advanced = false;  ///< an integer array among the entries
+  bool advanced = false;      ///< an integer array among the entries
+  std::vector<int> new_axes;  ///< result axes that None adds (extent 1), ascending
+  Variable mask;              ///< the key's boolean mask, if it has one
+  int mask_axis = 0;          ///< the first axis of x the mask covers
 };
-[[nodiscard]] IndexKey to_index(const py::handle& key, int rank);
+[[nodiscard]] IndexKey to_index(const py::handle& key, const Variable& x);
+/// x indexed by `index` (basic or advanced), with the new axes of its None entries.
+[[nodiscard]] Variable apply_index(const Variable& x, const IndexKey& index);
 
 /// sum and mean as plain functions (their default source location made explicit), so that the
 /// module functions and the Variable methods can take them as template arguments.

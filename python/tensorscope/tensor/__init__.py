@@ -157,6 +157,32 @@ def alloc(value, *shape):
     return _core.alloc(value, shape, None)
 
 
+def arange(start, stop=None, step=1, dtype=None):
+    """Theano's T.arange: numpy.arange over Python numbers or scalar Variables. With one argument
+    it is the stop. dtype: the bounds' promotion, int64 for integers, unless given. The length is
+    known only when the function runs unless every bound is a constant."""
+    if stop is None:
+        start, stop = 0, start
+    return _core.arange(start, stop, step, dtype)
+
+
+def nonzero(a, return_matrix=False):
+    """The coordinates of a's nonzero elements: one int64 vector per axis (a tuple), or with
+    return_matrix=True the (a.ndim, n) matrix."""
+    return as_tensor_variable(a).nonzero(return_matrix)
+
+
+def flatnonzero(a):
+    """The positions of a's nonzero elements in a.flatten()."""
+    return as_tensor_variable(a).flatten().nonzero()[0]
+
+
+def nonzero_values(a):
+    """a's nonzero elements, in a.flatten()'s order."""
+    flat = as_tensor_variable(a).flatten()
+    return flat[flat.nonzero()[0]]
+
+
 def concatenate(tensor_list, axis=0):
     return _core.join(axis, tensor_list)
 
