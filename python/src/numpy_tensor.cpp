@@ -135,6 +135,85 @@ Tensor tensor_from_object(const py::handle& object, std::optional<DType> dtype_h
   return lend(array, dtype);
 }
 
+namespace {
+
+// NumPy's "safe" casts between the engine's dtypes: those that can never lose a value.
+bool casts_safely(DType from, DType to) {
+  if (from == to || from == DType::Bool) return true;
+  switch (from) {
+    case DType::Int8:
+    case DType::UInt8:
+      return to == DType::Int32 || to == DType::Int64 || is_floating(to);
+    case DType::Int32:
+      return to == DType::Int64 || to == DType::Float64;
+    case DType::Int64:
+      return to == DType::Float64;
+    case DType::Float32:
+      return to == DType::Float64;
+    default:
+      return false;
+  }
+}
+
+std::string type_name_of(const py::handle& object) {
+  return py::str(py::type::of(object).attr("__name__")).cast<std::string>();
+}
+
+// Whether `converted` holds the same numbers as NumPy's own reading of `object` (NaN equal to
+// NaN), as Theano's lossless check of a non-array argument.
+bool converts_losslessly(const py::handle& object, const py::object& converted) {
+  const py::module_ numpy = py::module_::import("numpy");
+  const py::object original = numpy.attr("asarray")(object);
+  const bool floats = py::str(original.attr("dtype").attr("kind")).cast<std::string>() == "f";
+  return numpy.attr("array_equal")(original, converted, py::arg("equal_nan") = floats).cast<bool>();
+}
+
+}  // namespace
+
+Tensor tensor_for_input(const py::handle& object, DType dtype, InputCast cast, DType float_x) {
+  if (py::isinstance<py::array>(object)) {
+    const auto array = py::reinterpret_borrow<py::array>(object);
+    const DType given = dtype_from_numpy(array.dtype());
+    if (given == dtype) return tensor_from_object(object);
+    const bool allowed =
+        cast == InputCast::Any || (cast != InputCast::Strict && casts_safely(given, dtype));
+    if (!allowed) {
+      Dims shape;
+      for (py::ssize_t axis = 0; axis < array.ndim(); ++axis) shape.push_back(array.shape(axis));
+      if (cast == InputCast::Strict) {
+        throw_error(ErrorKind::TypeMismatch,
+                    "a {} {} array given to a strict {} input; pass an array of exactly its dtype",
+                    dtype_name(given), shape.to_string(), dtype_name(dtype));
+      }
+      throw_error(ErrorKind::TypeMismatch,
+                  "a {} {} array cannot become {} without risking a loss of precision; cast it, "
+                  "or pass allow_input_downcast=True to function()",
+                  dtype_name(given), shape.to_string(), dtype_name(dtype));
+    }
+    return tensor_from_object(object).astype(dtype);
+  }
+  if (cast == InputCast::Strict) {
+    throw_error(ErrorKind::TypeMismatch,
+                "a value of type '{}' given to a strict {} input; pass a numpy array of that dtype",
+                type_name_of(object), dtype_name(dtype));
+  }
+  Tensor tensor = tensor_from_object(object, dtype);
+  const bool python_float = Py_TYPE(object.ptr()) == &PyFloat_Type;
+  if (cast == InputCast::Any || (cast == InputCast::FloatX && python_float && dtype == float_x)) {
+    return tensor;
+  }
+  const py::object converted = array_from_tensor(tensor);
+  if (!converts_losslessly(object, converted)) {
+    const std::string text = py::str(object).cast<std::string>();
+    throw_error(ErrorKind::TypeMismatch,
+                "the value {} of type '{}' cannot become {} without a loss of precision; cast it, "
+                "or pass allow_input_downcast=True to function()",
+                text.size() > 80 ? text.substr(0, 77) + "..." : text, type_name_of(object),
+                dtype_name(dtype));
+  }
+  return tensor;
+}
+
 Tensor tensor_copy_from_object(const py::handle& object, std::optional<DType> dtype_hint) {
   return tensor_from_object(object, dtype_hint).clone();
 }

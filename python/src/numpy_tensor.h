@@ -32,6 +32,24 @@ namespace py = pybind11;
 /// numpy.asarray, to `dtype_hint` when given.
 [[nodiscard]] Tensor tensor_from_object(const py::handle& object,
                                         std::optional<DType> dtype_hint = std::nullopt);
+/// How a function argument may be converted to its input's dtype (Theano's strict and
+/// allow_input_downcast).
+enum class InputCast {
+  Strict,  ///< only an ndarray of exactly the dtype
+  Safe,    ///< allow_input_downcast=False: arrays cast only where no precision can be lost
+           ///< (NumPy's "safe" casts), other values only when converting them loses nothing
+  FloatX,  ///< allow_input_downcast=None: Safe, and a Python float may become floatX
+  Any,     ///< allow_input_downcast=True: every value is cast, as NumPy's astype would
+};
+
+/// The Tensor a function argument gives an input of `dtype`: `object` itself (as
+/// tensor_from_object) when it is an array of that dtype, else converted as `cast` allows (a
+/// copy); throws TypeMismatch explaining the refusal otherwise. `float_x` is ts.config.floatX when
+/// the function was compiled.
+[[nodiscard]] Tensor tensor_for_input(const py::handle& object,
+                                      DType dtype,
+                                      InputCast cast,
+                                      DType float_x);
 /// A deep copy of `object` as a Tensor (shared variables own their values, as in Theano).
 [[nodiscard]] Tensor tensor_copy_from_object(const py::handle& object,
                                              std::optional<DType> dtype_hint = std::nullopt);

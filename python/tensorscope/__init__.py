@@ -37,7 +37,7 @@ from ._core import (  # noqa: E402  (the package directory must be set before an
     __version__,
 )
 from .configuration import config  # noqa: E402
-from .compile import function, grad, shared  # noqa: E402
+from .compile import In, Out, function, grad, shared  # noqa: E402
 from .loops import scan, until  # noqa: E402
 from . import loops as scan_module  # noqa: E402  (Theano's theano.scan_module.until)
 from .profiling import ProfileStats  # noqa: E402
@@ -45,8 +45,8 @@ from . import profiling as profile  # noqa: E402
 from . import onnx, tensor  # noqa: E402
 
 __all__ = [
-    "BadFlagError", "IndexOutOfRangeError", "InternalError", "InvalidArgumentError", "IoError",
-    "NotDifferentiableError", "OutOfMemoryError", "ParseError", "ProfileStats",
+    "BadFlagError", "In", "IndexOutOfRangeError", "InternalError", "InvalidArgumentError",
+    "IoError", "NotDifferentiableError", "Out", "OutOfMemoryError", "ParseError", "ProfileStats",
     "ShapeMismatchError", "TensorscopeError", "TypeMismatchError", "UnsupportedError", "Variable",
     "config", "function", "grad", "onnx", "profile", "scan", "scan_module", "shared", "tensor",
     "until",

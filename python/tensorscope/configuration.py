@@ -4,11 +4,15 @@
 The profile flags have TSCOPE_FLAGS's names (``ts.config.profile``, ``ts.config.profile_memory``,
 ``ts.config.profiling.n_apply``, ...), start from TSCOPE_FLAGS, and are checked by the engine's
 own parser: a bad name or value raises BadFlagError listing the valid ones. ``floatX`` (the
-dtype of inputs made without one) is the one setting that lives in Python.
+dtype of inputs made without one) and ``on_unused_input`` (function's default for it) are the
+settings that live in Python.
 """
 from . import _core
 
-_FLOAT_DTYPES = ("float32", "float64")
+_PYTHON_SETTINGS = {
+    "floatX": ("float32", "float64"),
+    "on_unused_input": ("raise", "warn", "ignore"),
+}
 
 
 def _to_python(text):
@@ -55,15 +59,16 @@ class Config(_Section):
     def __init__(self):
         super().__init__("")
         object.__setattr__(self, "floatX", "float64")
+        object.__setattr__(self, "on_unused_input", "raise")
 
     def __setattr__(self, name, value):
-        if name != "floatX":
+        if name not in _PYTHON_SETTINGS:
             super().__setattr__(name, value)
             return
-        if value not in _FLOAT_DTYPES:
+        if value not in _PYTHON_SETTINGS[name]:
             raise _core.BadFlagError(
-                f"floatX is '{value}'; expected one of {', '.join(_FLOAT_DTYPES)}")
-        object.__setattr__(self, "floatX", value)
+                f"{name} is '{value}'; expected one of {', '.join(_PYTHON_SETTINGS[name])}")
+        object.__setattr__(self, name, value)
 
     def flags(self):
         """Every engine flag, name -> value, as TSCOPE_FLAGS spells them."""

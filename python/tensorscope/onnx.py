@@ -33,11 +33,12 @@ def import_model(path, input_dims=None, initializers_as_constants=False):
 
 def load(path, input_dims=None, profile=None, name=None, initializers_as_constants=False):
     """Imports `path` and compiles it: a function taking the model's inputs in order and
-    returning a list with one array per output. ``f.model`` is the imported Model."""
+    returning a list with one array per output (inputs the outputs do not read are accepted).
+    ``f.model`` is the imported Model."""
     model = import_model(path, input_dims, initializers_as_constants)
     compiled = function([variable for _, variable in model.inputs],
                         [variable for _, variable in model.outputs],
-                        name=name or str(path), profile=profile)
+                        name=name or str(path), profile=profile, on_unused_input="ignore")
     compiled.model = model
     return compiled
 

@@ -87,10 +87,15 @@ def test_wrong_number_of_inputs(double):
 
 
 def test_wrong_dtype(double):
-    error = expect_error(lambda: double(A.astype(np.float32)), ts.TypeMismatchError, TypeError,
-                         "input 0 ('x')", "float32 (2, 3)")
+    # Theano's allow_input_downcast=None: an array that could lose precision is refused, one that
+    # cannot (float32 into float64) is cast.
+    x = T.fmatrix("x")
+    half = ts.function([x], x / 2, name="half")
+    error = expect_error(lambda: half(A), ts.TypeMismatchError, TypeError,
+                         "argument 0 of function 'half' (input 'x')", "float64 (2, 3)")
     assert error.kind == "TypeMismatch"
-    np.testing.assert_array_equal(double(A), A * 2)
+    np.testing.assert_array_equal(half(A.astype(np.float32)), A / 2)
+    np.testing.assert_array_equal(double(A.astype(np.float32)), A * 2)
 
 
 def test_wrong_rank_and_static_shape(double):
