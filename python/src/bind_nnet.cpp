@@ -13,6 +13,8 @@
 namespace tscope::python {
 namespace {
 
+#include "tscope/ops/elementwise.h"
+#include "tscope/ops/shape.h"
 Padding to_padding(const std::string& mode, const std::vector<std::int64_t>& begin,
                    const std::vector<std::int64_t>& end) {
   if (mode == "same") return Padding::same();
@@ -36,19 +38,28 @@ void bind_nnet(py::module_& module) {
   }, py::arg("x"), py::arg("w"), py::arg("strides"), py::arg("padding"), py::arg("pad_begin"),
      py::arg("pad_end"), py::arg("dilations"), py::arg("groups"));
 
-  module.def("pool", [](const py::object& x, const std::string& kind,
-                        const std::vector<std::int64_t>& kernel,
-                        const std::vector<std::int64_t>& strides,
-                        const std::vector<std::int64_t>& pad_begin,
-                        const std::vector<std::int64_t>& pad_end, bool include_pad) {
-    PythonSite site(kind == "max" ? "max_pool" : "avg_pool");
-    PoolOptions options{kernel, strides, Padding{Padding::Mode::Explicit, pad_begin, pad_end},
-                        include_pad};
-    if (kind == "max") return max_pool(to_variable(x), options);
-    if (kind == "average") return avg_pool(to_variable(x), options);
-    throw_error(ErrorKind::InvalidArgument, "pool: kind '{}' is unknown; expected 'max' or "
-                "'average'", kind);
-  });
+  module.def(
+      "pool",
+      [](const py::object& x, const std::string& kind, const std::vector<std::int64_t>& kernel,
+         const std::vector<std::int64_t>& strides, const std::vector<std::int64_t>& pad_begin,
+         const std::vector<std::int64_t>& pad_end, bool include_pad, bool ceil_mode) {
+        PythonSite site(kind == "max" ? "max_pool" : kind == "sum" ? "sum_pool" : "avg_pool");
+        PoolOptions options{kernel, strides, Padding{Padding::Mode::Explicit, pad_begin, pad_end},
+                            include_pad, ceil_mode};
+        if (kind == "max") return max_pool(to_variable(x), options);
+        if (kind == "average") return avg_pool(to_variable(x), options);
+        if (kind == "sum") {
+          // The average over the whole window, padding included, times its size: the window's sum.
+          options.include_pad = true;
+          double volume = 1;
+          for (const std::int64_t extent : kernel) volume *= static_cast<double>(extent);
+          return avg_pool(to_variable(x), options) * volume;
+        }
+        throw_error(ErrorKind::InvalidArgument,
+                    "pool: kind '{}' is unknown; expected 'max', 'average' or 'sum'", kind);
+      },
+      py::arg("x"), py::arg("kind"), py::arg("kernel"), py::arg("strides"), py::arg("pad_begin"),
+      py::arg("pad_end"), py::arg("include_pad"), py::arg("ceil_mode") = false);
 
   module.def("batch_norm_train", [](const py::object& x, const py::object& gamma,
                                     const py::object& beta, const py::object& running_mean,

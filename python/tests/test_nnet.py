@@ -58,8 +58,65 @@ def test_pool_2d_max_and_average():
     np.testing.assert_allclose(got[0], blocks.max(axis=(3, 5)))
     np.testing.assert_allclose(got[1], blocks.mean(axis=(3, 5)))
     assert got[2].shape == (2, 3, 4, 4)
+
+
+def theano_pool(x, ws, stride, mode, ignore_border):
+    """Theano's Pool.perform without padding: windows start inside the input, and with
+    ignore_border=False the last one of an axis may be partial."""
+    out_shape = []
+    for extent, w, s in zip(x.shape[-2:], ws, stride):
+        if ignore_border:
+            out_shape.append((extent - w) // s + 1)
+        elif s >= w:
+            out_shape.append((extent - 1) // s + 1)
+        else:
+            out_shape.append(max(0, (extent - 1 - w + s) // s) + 1)
+    out = np.zeros(x.shape[:-2] + tuple(out_shape))
+    reduce = {"max": np.max, "sum": np.sum}.get(mode, np.mean)
+    for i in range(out_shape[0]):
+        for j in range(out_shape[1]):
+            rows = slice(i * stride[0], i * stride[0] + ws[0])
+            columns = slice(j * stride[1], j * stride[1] + ws[1])
+            out[..., i, j] = reduce(x[..., rows, columns], axis=(-2, -1))
+    return out
+
+
+@pytest.mark.parametrize("mode", ["max", "sum", "average_inc_pad", "average_exc_pad"])
+@pytest.mark.parametrize("ws, stride", [((2, 2), None), ((3, 2), (2, 3)), ((2, 2), (3, 3)),
+                                        ((7, 1), (1, 1))])
+def test_pool_2d_ignore_border_false_and_sum(mode, ws, stride):
+    x = T.dtensor4("x")
+    value = RNG.normal(size=(2, 3, 5, 7))
+    y = pool.pool_2d(x, ws, ignore_border=False, stride=stride, mode=mode)
+    f = ts.function([x], [y, ts.grad(T.sum(T.sqr(y)), x)])
+    got, gx = f(value)
+    np.testing.assert_allclose(got, theano_pool(value, ws, stride or ws, mode, False), rtol=1e-12)
+    # The gradient against central differences on a few elements.
+    cost = ts.function([x], T.sum(T.sqr(y)))
+    for index in [(0, 0, 0, 0), (1, 2, 4, 6), (0, 1, 3, 5)]:
+        step = np.zeros_like(value)
+        step[index] = 1e-6
+        numeric = (cost(value + step) - cost(value - step)) / 2e-6
+        assert gx[index] == pytest.approx(numeric, rel=1e-5, abs=1e-7)
+    if mode == "sum" and ws[0] <= value.shape[2]:
+        full = ts.function([x], pool.pool_2d(x, ws, stride=stride, mode="sum"))(value)
+        np.testing.assert_allclose(full, theano_pool(value, ws, stride or ws, "sum", True),
+                                   rtol=1e-12)
+
+
+def test_pool_float32_partial_windows_and_bad_arguments():
+    x = T.ftensor4("x")
+    value = RNG.normal(size=(1, 2, 5, 5)).astype(np.float32)
+    got = ts.function([x], pool.pool_2d(x, (2, 2), ignore_border=False, mode="sum"))(value)
+    np.testing.assert_allclose(got, theano_pool(value, (2, 2), (2, 2), "sum", False), rtol=1e-5)
+    with pytest.raises(ts.UnsupportedError, match="ignore_border"):
+        pool.pool_2d(x, (2, 2), ignore_border=False, pad=(1, 1))
     with pytest.raises(ts.UnsupportedError):
-        pool.pool_2d(x, (2, 2), ignore_border=False)
+        pool.pool_2d(x, (2, 2), mode="median")
+    three = T.dtensor5("three")
+    out = ts.function([three], pool.pool_3d(three, (2, 2, 2), ignore_border=False))(
+        np.ones((1, 1, 3, 3, 3)))
+    assert out.shape == (1, 1, 2, 2, 2)
 
 
 def test_batch_normalization_train_and_test():

@@ -74,6 +74,10 @@ struct PoolOptions {
   std::vector<std::int64_t> strides;
   Padding padding;
   bool include_pad = false;
+  /// Keep the partial windows at the end of each axis: the output extent rounds up (ONNX's
+  /// ceil_mode, Theano's ignore_border=False), less a last window that would start in the end
+  /// padding; the positions past the input's end count as padding.
+  bool ceil_mode = false;
 };
 
 /// Cross-correlation (no kernel flip, as in every DL framework) of x (N, C, spatial...) with

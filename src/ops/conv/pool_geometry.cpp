@@ -97,6 +97,7 @@ Attrs pool_attrs(const PoolOptions& options, int spatial_rank, bool with_include
   store_window_attrs(attrs, spatial_rank, options.strides.empty() ? options.kernel : options.strides,
                      options.padding, label);
   if (with_include_pad) attrs.set("include_pad", options.include_pad);
+  if (options.ceil_mode) attrs.set("ceil_mode", true);
   return attrs;
 }
 
@@ -107,6 +108,7 @@ std::string pool_printed_name(std::string_view base, std::string_view suffix, co
   if (attrs.has("include_pad")) {
     text += attrs.get_bool("include_pad") ? ",include_pad=True" : ",include_pad=False";
   }
+  if (attrs.has("ceil_mode") && attrs.get_bool("ceil_mode")) text += ",ceil_mode=True";
   return text + "}";
 }
 

@@ -74,6 +74,7 @@ WindowAttrs read_window_attrs(const Attrs& attrs, std::string_view label) {
   if (attrs.has("dilations")) read_list(attrs, "dilations", rank, 1, label, result.dilation);
   read_list(attrs, "pads_begin", rank, 0, label, result.pad_begin);
   read_list(attrs, "pads_end", rank, 0, label, result.pad_end);
+  result.ceil_mode = attrs.has("ceil_mode") && attrs.get_bool("ceil_mode");
   return result;
 }
 
@@ -127,6 +128,17 @@ Window resolve_window(const WindowAttrs& attrs, const Spatial& input, const Spat
     }
     if (in == kUnknownDim || extent == kUnknownDim) continue;
     const std::int64_t padded = checked_add(checked_add(in, begin, kWhat), end, kWhat);
+    if (attrs.ceil_mode) {
+      // Every window starts inside the input or its begin padding, so a partial last window (or
+      // one window over an input smaller than the kernel) is kept. The end padding becomes what
+      // the last window needs (none when it ends inside the input), so the usual floor formula
+      // over the resolved pads gives the same extent and kernels need no ceil case.
+      const std::int64_t span = std::max<std::int64_t>(padded - extent, 0);
+      out = checked_add(span, s - 1, kWhat) / s + 1;
+      if ((out - 1) * s >= in + begin) --out;
+      if (out > 0) end = std::max<std::int64_t>((out - 1) * s + extent - in - begin, 0);
+      continue;
+    }
     if (padded < extent) {
       if (window.problem.empty()) {
         window.problem = fmt::format(

@@ -27,6 +27,9 @@ struct WindowAttrs {
   Spatial dilation{1, 1, 1};
   Spatial pad_begin{0, 0, 0};
   Spatial pad_end{0, 0, 0};
+  /// Pooling's ceil_mode (the optional "ceil_mode" attr): output extents round up and the end
+  /// padding grows to fit the last window.
+  bool ceil_mode = false;
 };
 
 /// Reads the attributes common to conv and pool nodes; throws InvalidArgument naming `label` when

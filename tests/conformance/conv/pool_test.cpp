@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // MaxPool, AveragePool and their gradients: oneDNN against the reference loops (2-D, 3-D, odd
 // sizes, padding, strides, strided inputs), hand-computed values including the two divisors of
-// average pooling, finite-difference gradients up to MaxPoolGradGrad, and global_avg_pool.
+// average pooling, finite-difference gradients up to MaxPoolGradGrad, global_avg_pool, and
+// ceil_mode (Theano's ignore_border=False): partial windows at the end of each axis.
 #include <ostream>
 
 #include "conv_test_util.h"
@@ -21,15 +22,28 @@ std::vector<PoolCase> pool_cases() {
   using P = Padding;
   return {
       {"k2", {2, 3, 8, 8}, {.kernel = {2, 2}}},
-      {"k3_s1_pad1", {1, 2, 7, 6}, {.kernel = {3, 3}, .strides = {1, 1}, .padding = P::symmetric({1, 1})}},
+      {"k3_s1_pad1",
+       {1, 2, 7, 6},
+       {.kernel = {3, 3}, .strides = {1, 1}, .padding = P::symmetric({1, 1})}},
       {"k3_s2_odd", {1, 2, 9, 7}, {.kernel = {3, 3}, .strides = {2, 2}}},
-      {"asymmetric_pads", {2, 1, 7, 5},
+      {"asymmetric_pads",
+       {2, 1, 7, 5},
        {.kernel = {3, 2}, .strides = {2, 1}, .padding = P::explicit_pads({1, 0}, {2, 1})}},
       {"same_s2", {1, 3, 7, 8}, {.kernel = {3, 3}, .strides = {2, 2}, .padding = P::same()}},
       {"kernel_fills_input", {2, 2, 5, 4}, {.kernel = {5, 4}}},
       {"3d_k2", {2, 2, 4, 6, 5}, {.kernel = {2, 2, 2}}},
-      {"3d_k3_s2_pad1", {1, 3, 5, 6, 7},
+      {"3d_k3_s2_pad1",
+       {1, 3, 5, 6, 7},
        {.kernel = {3, 3, 3}, .strides = {2, 2, 2}, .padding = P::symmetric({1, 1, 1})}},
+      {"ceil_k2_odd", {2, 3, 7, 5}, {.kernel = {2, 2}, .ceil_mode = true}},
+      {"ceil_k3_s2", {1, 2, 8, 6}, {.kernel = {3, 3}, .strides = {2, 2}, .ceil_mode = true}},
+      {"ceil_stride_past_kernel",
+       {1, 2, 7, 4},
+       {.kernel = {2, 2}, .strides = {3, 3}, .ceil_mode = true}},
+      {"ceil_pad1",
+       {1, 2, 6, 7},
+       {.kernel = {3, 3}, .strides = {2, 2}, .padding = P::symmetric({1, 1}), .ceil_mode = true}},
+      {"3d_ceil_k2", {1, 2, 5, 3, 4}, {.kernel = {2, 2, 2}, .ceil_mode = true}},
   };
 }
 
@@ -107,6 +121,48 @@ TEST(Pool, ReferenceMatchesHandComputedValues) {
   EXPECT_EQ(out[5].at(0), 7.5);
 }
 
+TEST(Pool, CeilModeKeepsPartialWindowsAtTheEnd) {
+  std::vector<double> ramp(25);
+  for (std::size_t i = 0; i < ramp.size(); ++i) ramp[i] = static_cast<double>(i);
+  Variable x = tensor(DType::Float64, {1, 1, 5, 5}, "x");
+  const PoolOptions ceil{.kernel = {2, 2}, .ceil_mode = true};
+  PoolOptions ceil_include = ceil;
+  ceil_include.include_pad = true;
+  Variable max_y = max_pool2d(x, ceil);
+  EXPECT_EQ(max_y.type().dims, (Dims{1, 1, 3, 3}));
+  EXPECT_EQ(max_y.owner()->op_string(),
+            "MaxPool2d{kernel=(2,2),stride=(2,2),pad=(0,0),ceil_mode=True}");
+  const auto out =
+      testing::run_graph({x}, {max_y, avg_pool2d(x, ceil), avg_pool2d(x, ceil_include)},
+                         {Tensor::from_doubles(DType::Float64, {1, 1, 5, 5}, ramp)});
+  EXPECT_EQ(out[0].to_doubles(), (std::vector<double>{6, 8, 9, 16, 18, 19, 21, 23, 24}));
+  // Partial windows average over the elements they hold, or over the kernel with include_pad.
+  EXPECT_EQ(out[1].at(0), (0.0 + 1.0 + 5.0 + 6.0) / 4.0);
+  EXPECT_EQ(out[1].at(2), (4.0 + 9.0) / 2.0);
+  EXPECT_EQ(out[1].at(8), 24.0);
+  EXPECT_EQ(out[2].at(2), (4.0 + 9.0) / 4.0);
+  EXPECT_EQ(out[2].at(8), 24.0 / 4.0);
+  // Theano's extents for ignore_border=False: a window must start inside the input.
+  const auto extent = [](std::int64_t in, std::int64_t kernel, std::int64_t stride) {
+    Variable probe = tensor(DType::Float32, {1, 1, in, 1}, "probe");
+    return max_pool2d(probe, {.kernel = {kernel, 1}, .strides = {stride, 1}, .ceil_mode = true})
+        .type()
+        .dims[2];
+  };
+  EXPECT_EQ(extent(3, 2, 3), 1);
+  EXPECT_EQ(extent(7, 2, 3), 3);
+  EXPECT_EQ(extent(4, 2, 3), 2);
+  EXPECT_EQ(extent(2, 3, 1), 1);  // one window over an input smaller than the kernel
+  EXPECT_EQ(extent(6, 3, 2), 3);
+  // An extent unknown at build time is resolved when the function runs.
+  Variable free = tensor4(DType::Float32, "free");
+  Variable pooled = max_pool2d(free, ceil);
+  EXPECT_EQ(pooled.type().dims[2], kUnknownDim);
+  EXPECT_EQ(testing::run_graph({free}, {pooled}, {Tensor::zeros(DType::Float32, {1, 2, 7, 4})})[0]
+                .shape(),
+            (Dims{1, 2, 4, 2}));
+}
+
 TEST(Pool, MaxPoolGradRoutesToTheMaximum) {
   Variable x = tensor(DType::Float64, {1, 1, 4, 4}, "x");
   Variable dy = tensor(DType::Float64, {1, 1, 2, 2}, "dy");
@@ -124,7 +180,9 @@ TEST(PoolGradients, MatchFiniteDifferences) {
       {.kernel = {2, 2}},
       {.kernel = {3, 3}, .strides = {2, 1}, .padding = Padding::symmetric({1, 1})},
       {.kernel = {3, 2}, .strides = {1, 2}, .padding = Padding::same(), .include_pad = true},
-      {.kernel = {2, 3}, .strides = {2, 2}, .padding = Padding::explicit_pads({1, 0}, {0, 2})}};
+      {.kernel = {2, 3}, .strides = {2, 2}, .padding = Padding::explicit_pads({1, 0}, {0, 2})},
+      {.kernel = {2, 2}, .ceil_mode = true},
+      {.kernel = {2, 3}, .strides = {2, 2}, .include_pad = true, .ceil_mode = true}};
   const std::vector<PoolOptions> options3 = {
       {.kernel = {2, 2, 2}},
       {.kernel = {3, 2, 3}, .strides = {1, 2, 1}, .padding = Padding::symmetric({1, 0, 1}),
