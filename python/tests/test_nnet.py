@@ -140,6 +140,71 @@ def test_batch_normalization_train_and_test():
     test = ts.function([x], T.nnet.bn.batch_normalization_test(
         x, gamma, beta, running_mean, running_var, epsilon=1e-5))
     assert test(X).shape == X.shape
-    with pytest.raises(ts.UnsupportedError):
-        T.nnet.bn.batch_normalization_test(x, gamma, beta, running_mean, running_var,
-                                           axes="per-activation")
+
+
+def reference_batch_norm(x, gamma, beta, axes, epsilon):
+    mean = x.mean(axis=axes, keepdims=True)
+    var = x.var(axis=axes, keepdims=True)
+    return (x - mean) / np.sqrt(var + epsilon) * gamma + beta, mean, var
+
+
+@pytest.mark.parametrize("axes, full_rank_parameters", [
+    ("per-activation", False), ("per-activation", True), ((0, 1), False), ((1, 3), True),
+    ((0, 1, 2, 3), False), ("spatial", True)])
+def test_batch_normalization_over_other_axes(axes, full_rank_parameters):
+    normalized = {"per-activation": (0,), "spatial": (0, 2, 3)}.get(axes, axes)
+    kept = [axis for axis in range(4) if axis not in normalized]
+    keep_shape = tuple(1 if axis in normalized else X.shape[axis] for axis in range(4))
+    parameter_shape = keep_shape if full_rank_parameters else tuple(X.shape[a] for a in kept)
+    gamma_value = RNG.uniform(0.5, 1.5, size=parameter_shape)
+    beta_value = RNG.normal(size=parameter_shape)
+    x = T.dtensor4("x")
+    gamma = ts.shared(gamma_value, "gamma")
+    beta = ts.shared(beta_value, "beta")
+    running_mean = ts.shared(np.zeros(parameter_shape), "running_mean")
+    running_var = ts.shared(np.ones(parameter_shape), "running_var")
+    out, mean, invstd, new_mean, new_var = T.nnet.bn.batch_normalization_train(
+        x, gamma, beta, axes=axes, epsilon=1e-4, running_mean=running_mean,
+        running_var=running_var)
+    cost = T.sum(T.sqr(out) * T.arange(1.0, 1.0 + X.size).reshape(X.shape))
+    train = ts.function([x], [out, mean, invstd, ts.grad(cost, x), cost],
+                        updates=[(running_mean, new_mean), (running_var, new_var)])
+    got, got_mean, got_invstd, gx, _ = train(X)
+    want, want_mean, want_var = reference_batch_norm(X, gamma_value.reshape(keep_shape),
+                                                     beta_value.reshape(keep_shape), normalized,
+                                                     1e-4)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(got_mean, want_mean.reshape(parameter_shape), rtol=1e-9)
+    np.testing.assert_allclose(got_invstd, (1 / np.sqrt(want_var + 1e-4)).reshape(parameter_shape))
+    count = X.size / np.prod([X.shape[a] for a in kept])
+    np.testing.assert_allclose(running_var.get_value(),
+                               0.9 + 0.1 * want_var.reshape(parameter_shape) * count / (count - 1))
+    cost_of = ts.function([x], cost)
+    for index in [(0, 0, 0, 0), (1, 2, 5, 3), (0, 1, 2, 4)]:
+        step = np.zeros_like(X)
+        step[index] = 1e-4
+        numeric = (cost_of(X + step) - cost_of(X - step)) / 2e-4
+        assert gx[index] == pytest.approx(numeric, rel=1e-4, abs=1e-6)
+    test = ts.function([x], T.nnet.bn.batch_normalization_test(
+        x, gamma, beta, running_mean, running_var, axes=axes, epsilon=1e-4))
+    mean_value = running_mean.get_value().reshape(keep_shape)
+    var_value = running_var.get_value().reshape(keep_shape)
+    np.testing.assert_allclose(
+        test(X), (X - mean_value) / np.sqrt(var_value + 1e-4) * gamma_value.reshape(keep_shape)
+        + beta_value.reshape(keep_shape), rtol=1e-6, atol=1e-9)
+
+
+def test_batch_normalization_elementwise_and_bad_axes():
+    x = T.dmatrix("x")
+    value = RNG.normal(size=(4, 3))
+    mean, std = value.mean(axis=0), value.std(axis=0)
+    y = T.nnet.batch_normalization(x, 2.0, 0.5, mean, std)
+    np.testing.assert_allclose(ts.function([x], y)(value), (value - mean) * (2.0 / std) + 0.5)
+    assert T.nnet.bn.batch_normalization is T.nnet.batch_normalization
+    gamma = ts.shared(np.ones(3), "gamma")
+    for axes in [(), (0, 5), "channels"]:
+        with pytest.raises(ts.InvalidArgumentError):
+            T.nnet.bn.batch_normalization_test(x, gamma, gamma, gamma, gamma, axes=axes)
+    with pytest.raises(ts.TypeMismatchError, match="gamma"):
+        T.nnet.bn.batch_normalization_test(T.dtensor4(), ts.shared(np.ones((3, 3))), gamma,
+                                           gamma, gamma, axes="per-activation")

@@ -59,8 +59,48 @@ def conv3d(input, filters, input_shape=None, filter_shape=None, border_mode="val
                  num_groups)
 
 
+def _normalized_axes(axes, ndim):
+    """Theano's axes argument as a sorted tuple: 'per-activation' is (0,), 'spatial' every axis
+    but 1, or a sequence of axes."""
+    if axes == "per-activation":
+        axes = (0,)
+    elif axes == "spatial":
+        axes = (0,) + tuple(range(2, ndim))
+    elif isinstance(axes, (tuple, list)) or hasattr(axes, "__array__"):
+        axes = tuple(int(axis) for axis in axes)
+    else:
+        raise _core.InvalidArgumentError(
+            f"batch normalisation: axes={axes!r}; expected 'per-activation', 'spatial' or a "
+            "tuple of axes")
+    axes = tuple(sorted(set(axes)))
+    if not axes:
+        raise _core.InvalidArgumentError(
+            "batch normalisation: there must be at least one normalisation axis")
+    if axes[0] < 0 or axes[-1] >= ndim:
+        raise _core.InvalidArgumentError(
+            f"batch normalisation: axes {axes} must lie in [0, {ndim}) for an input of rank "
+            f"{ndim}")
+    return list(axes)
+
+
+def batch_normalization(inputs, gamma, beta, mean, std, mode="low_mem"):
+    """Theano's T.nnet.batch_normalization: (inputs - mean) * (gamma / std) + beta, elementwise
+    with the given statistics (any broadcastable shapes). mode is accepted for Theano's sake; the
+    engine fuses the expression either way."""
+    if mode not in ("low_mem", "high_mem"):
+        raise _core.InvalidArgumentError(
+            f"batch_normalization: mode {mode!r}; expected 'low_mem' or 'high_mem'")
+    return _core.batch_normalization(inputs, gamma, beta, mean, std)
+
+
 class _BatchNorm:
-    """T.nnet.bn: batch normalisation over every axis but 1 (Theano's axes='spatial')."""
+    """T.nnet.bn: batch normalisation over any axes (Theano's axes: 'per-activation', 'spatial'
+    or a tuple). The parameters have x's rank with extent 1 on the normalised axes, or one axis per
+    axis not normalised (vectors of one value per channel for 'spatial'); the statistics returned
+    have the parameters' form. The default here is axes='spatial' (Theano's is
+    'per-activation')."""
+
+    batch_normalization = staticmethod(batch_normalization)
 
     @staticmethod
     def batch_normalization_train(inputs, gamma, beta, axes="spatial", epsilon=1e-4,
@@ -68,26 +108,20 @@ class _BatchNorm:
                                   running_var=None):
         """Returns (out, mean, invstd, new_running_mean, new_running_var); pass the last two as
         updates of running_mean and running_var."""
-        _check_axes(axes)
+        normalized = _normalized_axes(axes, _core.as_variable(inputs).ndim)
         if running_mean is None or running_var is None:
             raise _core.InvalidArgumentError(
                 "batch_normalization_train: running_mean and running_var are required")
         out, mean, var, new_mean, new_var = _core.batch_norm_train(
-            inputs, gamma, beta, running_mean, running_var, epsilon, running_average_factor)
+            inputs, gamma, beta, running_mean, running_var, epsilon, running_average_factor,
+            normalized)
         invstd = _core.reciprocal(_core.sqrt(var + epsilon))
         return out, mean, invstd, new_mean, new_var
 
     @staticmethod
     def batch_normalization_test(inputs, gamma, beta, mean, var, axes="spatial", epsilon=1e-4):
-        _check_axes(axes)
-        return _core.batch_norm_inference(inputs, gamma, beta, mean, var, epsilon)
-
-
-def _check_axes(axes):
-    if axes != "spatial":
-        raise _core.UnsupportedError(
-            f"batch normalisation: axes={axes!r} is not supported; the engine normalises over "
-            "every axis but 1 (axes='spatial')")
+        normalized = _normalized_axes(axes, _core.as_variable(inputs).ndim)
+        return _core.batch_norm_inference(inputs, gamma, beta, mean, var, epsilon, normalized)
 
 
 bn = _BatchNorm()
