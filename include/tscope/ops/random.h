@@ -52,12 +52,31 @@ class RandomStream {
                     DType dtype = DType::Int64,
                     const std::source_location& location = std::source_location::current());
 
+  /// The same draws with a symbolic sample shape: an integer vector of static length, such as
+  /// shape(x) or make_vector({n, 3}). Extents known at build time stay static; the others are read
+  /// when the function runs (a negative one throws InvalidArgument naming the node). Throws
+  /// TypeMismatch for a shape that is not such a vector.
+  Variable uniform(double low,
+                   double high,
+                   const Variable& shape,
+                   DType dtype = DType::Float64,
+                   const std::source_location& location = std::source_location::current());
+  Variable normal(double mean,
+                  double std,
+                  const Variable& shape,
+                  DType dtype = DType::Float64,
+                  const std::source_location& location = std::source_location::current());
+  Variable integers(std::int64_t low,
+                    std::int64_t high,
+                    const Variable& shape,
+                    DType dtype = DType::Int64,
+                    const std::source_location& location = std::source_location::current());
+
   /// Inverted dropout of a float x. Training: each element is kept with probability 1 - p (a
-  /// Bernoulli mask, uniform(0, 1) >= p, from a draw of this stream over x's static shape) and
+  /// Bernoulli mask, uniform(0, 1) >= p, from a draw of this stream over x's shape) and
   /// scaled by 1 / (1 - p), so the expectation is x; the gradient is the same mask and scale.
   /// Inference (training false) and p = 0: x itself, no draw. Throws InvalidArgument unless
-  /// 0 <= p < 1 or, in training, when x's dims are not all statically known; TypeMismatch for a
-  /// non-float x.
+  /// 0 <= p < 1; TypeMismatch for a non-float x.
   Variable dropout(const Variable& x, double p, bool training = true,
                    const std::source_location& location = std::source_location::current());
 

@@ -6,7 +6,9 @@
     f = ts.function([x], x + noise)   # each call draws fresh noise
 
 As in Theano, a function that uses a draw advances its state after each call (the draw's default
-update); the same seed gives the same samples in every run.
+update); the same seed gives the same samples in every run. A size may be symbolic:
+``srng.normal(x.shape)`` or ``srng.uniform((n, 3))`` with n a scalar Variable draw a shape read
+when the function runs.
 """
 import weakref
 

@@ -71,7 +71,7 @@ void register_integers(OpRegistry& registry) {
   registry.add({.name = "RandomIntegers",
                 .family = "RandomFunction",
                 .summary = "integers uniform in [low, high) from a Philox stream state",
-                .num_inputs = 1,
+                .num_inputs = -1,
                 .num_outputs = 2,
                 .traits = {.zero_gradient = true},
                 .infer = infer_integers,

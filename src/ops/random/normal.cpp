@@ -51,7 +51,7 @@ void register_normal(OpRegistry& registry) {
   registry.add({.name = "RandomNormal",
                 .family = "RandomFunction",
                 .summary = "normal samples N(mean, std^2) from a Philox stream state",
-                .num_inputs = 1,
+                .num_inputs = -1,
                 .num_outputs = 2,
                 .traits = {.zero_gradient = true},
                 .infer = infer_normal,

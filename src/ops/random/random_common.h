@@ -10,7 +10,8 @@
 namespace tscope::ops::detail {
 
 /// Outputs: [advanced state (the state's type), samples (attrs "dtype", "shape")]. Throws
-/// TypeMismatch unless the state is an int64 vector.
+/// TypeMismatch unless the state is an int64 vector. A "shape" entry of kUnknownDim is read at run
+/// time from the next of the inputs after the state, one integer scalar each (a symbolic size).
 std::vector<Type> infer_random(const InferContext& ctx);
 
 /// Reads [key, counter] from input 0 (ShapeMismatch naming the node unless it has 2 elements),
@@ -21,8 +22,9 @@ void run_random(KernelContext& ctx, Fill fill);
 /// numel random blocks of ten Philox rounds each, and the bytes written.
 Cost random_cost(const CostContext& ctx);
 
-/// The requested sample shape; throws InvalidArgument for a negative dim.
-Dims checked_sample_shape(const std::vector<std::int64_t>& shape, const char* op_name);
+/// The sample shape of a node being run: the "shape" attr with its kUnknownDim entries read from
+/// the extent inputs; throws InvalidArgument for a negative extent or a byte count that overflows.
+Dims run_time_sample_shape(const KernelContext& ctx);
 
 // Implementation of the template.
 struct RandomState {
@@ -34,8 +36,7 @@ RandomState read_state_and_advance(KernelContext& ctx, std::int64_t numel);
 template <class Fill>
 void run_random(KernelContext& ctx, Fill fill) {
   const DType dtype = ctx.attrs->get_dtype("dtype");
-  const Dims shape(std::span<const std::int64_t>(ctx.attrs->get_ints("shape")));
-  Tensor& samples = ctx.allocate_output(1, dtype, shape);
+  Tensor& samples = ctx.allocate_output(1, dtype, run_time_sample_shape(ctx));
   const RandomState state = read_state_and_advance(ctx, samples.numel());
   fill(state.key, state.counter, samples);
 }

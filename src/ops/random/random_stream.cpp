@@ -1,17 +1,55 @@
 // SPDX-License-Identifier: Apache-2.0
 // RandomStream: one shared state per draw, keyed from the stream's seed and the draw's index.
+#include "../shape/shape_values.h"
 #include "philox.h"
 #include "tscope/graph/apply.h"
 #include "tscope/graph/constructors.h"
 #include "tscope/ops/elementwise.h"
 #include "tscope/ops/elementwise_more.h"
+#include "tscope/ops/indexing.h"
 #include "tscope/ops/random.h"
 #include "tscope/ops/registry.h"
+#include "tscope/ops/shape.h"
 
 namespace tscope {
 namespace {
-std::vector<std::int64_t> shape_list(const Dims& shape) {
-  return {shape.begin(), shape.end()};
+// The "shape" attr and the extent inputs of a draw: static entries in the attr, the others
+// kUnknownDim there and read at run time from one integer scalar input each.
+struct SampleShape {
+  std::vector<std::int64_t> attr;
+  std::vector<Variable> extents;
+};
+
+SampleShape static_sample_shape(const Dims& shape) { return {{shape.begin(), shape.end()}, {}}; }
+
+// Entry `i` of an integer vector as a scalar Variable, without a node where the vector was built
+// from scalars (MakeVector) or is a Shape.
+Variable vector_entry(const Variable& vector, int i) {
+  const ApplyNode* owner = vector.owner();
+  if (owner != nullptr && owner->op().name == "MakeVector") return owner->input(i);
+  if (owner != nullptr && owner->op().name == "Shape") return shape_i(owner->input(0), i);
+  return subtensor(vector, {i});
+}
+
+SampleShape symbolic_sample_shape(const Variable& shape, const char* what) {
+  if (!is_integral(shape.dtype()) || shape.rank() != 1 || shape.type().dims[0] == kUnknownDim) {
+    throw_error(ErrorKind::TypeMismatch,
+                "{}: a symbolic sample shape must be an integer vector of static length; got {}",
+                what, shape.type().to_string());
+  }
+  const auto entries = ops::detail::static_vector(shape);
+  SampleShape result;
+  for (int i = 0; i < static_cast<int>(shape.type().dims[0]); ++i) {
+    const std::optional<std::int64_t> known =
+        entries ? (*entries)[static_cast<std::size_t>(i)] : std::nullopt;
+    if (known) {
+      result.attr.push_back(*known);
+    } else {
+      result.attr.push_back(kUnknownDim);
+      result.extents.push_back(vector_entry(shape, i));
+    }
+  }
+  return result;
 }
 }  // namespace
 
@@ -69,10 +107,18 @@ Variable RandomStream::next_state() {
 // Each builder appends the state first and fills in its advanced value once the node exists; a
 // builder that throws (bad arguments) removes the state again.
 namespace {
-Variable draw(std::vector<RandomStateUpdate>& updates, const Variable& state, const char* op_name,
-              Attrs attrs, const std::source_location& location) {
+Variable draw(std::vector<RandomStateUpdate>& updates,
+              const Variable& state,
+              const char* op_name,
+              Attrs attrs,
+              const SampleShape& shape,
+              const std::source_location& location) {
   try {
-    std::vector<Variable> outputs = apply_op(op_def(op_name), {state}, std::move(attrs), location);
+    attrs.set("shape", shape.attr);
+    std::vector<Variable> inputs{state};
+    inputs.insert(inputs.end(), shape.extents.begin(), shape.extents.end());
+    std::vector<Variable> outputs =
+        apply_op(op_def(op_name), std::move(inputs), std::move(attrs), location);
     updates.back().new_value = outputs[0];
     return outputs[1];
   } catch (...) {
@@ -85,28 +131,58 @@ Variable draw(std::vector<RandomStateUpdate>& updates, const Variable& state, co
 Variable RandomStream::uniform(double low, double high, const Dims& shape, DType dtype,
                                const std::source_location& location) {
   Variable state = next_state();
-  return recorded(
-      draw(updates_, state, "RandomUniform",
-           Attrs{{"low", low}, {"high", high}, {"shape", shape_list(shape)}, {"dtype", dtype}},
-           location));
+  return recorded(draw(updates_, state, "RandomUniform",
+                       Attrs{{"low", low}, {"high", high}, {"dtype", dtype}},
+                       static_sample_shape(shape), location));
+}
+
+Variable RandomStream::uniform(double low,
+                               double high,
+                               const Variable& shape,
+                               DType dtype,
+                               const std::source_location& location) {
+  const SampleShape sample = symbolic_sample_shape(shape, "RandomUniform");
+  Variable state = next_state();
+  return recorded(draw(updates_, state, "RandomUniform",
+                       Attrs{{"low", low}, {"high", high}, {"dtype", dtype}}, sample, location));
 }
 
 Variable RandomStream::normal(double mean, double std, const Dims& shape, DType dtype,
                               const std::source_location& location) {
   Variable state = next_state();
-  return recorded(
-      draw(updates_, state, "RandomNormal",
-           Attrs{{"mean", mean}, {"std", std}, {"shape", shape_list(shape)}, {"dtype", dtype}},
-           location));
+  return recorded(draw(updates_, state, "RandomNormal",
+                       Attrs{{"mean", mean}, {"std", std}, {"dtype", dtype}},
+                       static_sample_shape(shape), location));
+}
+
+Variable RandomStream::normal(double mean,
+                              double std,
+                              const Variable& shape,
+                              DType dtype,
+                              const std::source_location& location) {
+  const SampleShape sample = symbolic_sample_shape(shape, "RandomNormal");
+  Variable state = next_state();
+  return recorded(draw(updates_, state, "RandomNormal",
+                       Attrs{{"mean", mean}, {"std", std}, {"dtype", dtype}}, sample, location));
 }
 
 Variable RandomStream::integers(std::int64_t low, std::int64_t high, const Dims& shape,
                                 DType dtype, const std::source_location& location) {
   Variable state = next_state();
-  return recorded(
-      draw(updates_, state, "RandomIntegers",
-           Attrs{{"low", low}, {"high", high}, {"shape", shape_list(shape)}, {"dtype", dtype}},
-           location));
+  return recorded(draw(updates_, state, "RandomIntegers",
+                       Attrs{{"low", low}, {"high", high}, {"dtype", dtype}},
+                       static_sample_shape(shape), location));
+}
+
+Variable RandomStream::integers(std::int64_t low,
+                                std::int64_t high,
+                                const Variable& shape,
+                                DType dtype,
+                                const std::source_location& location) {
+  const SampleShape sample = symbolic_sample_shape(shape, "RandomIntegers");
+  Variable state = next_state();
+  return recorded(draw(updates_, state, "RandomIntegers",
+                       Attrs{{"low", low}, {"high", high}, {"dtype", dtype}}, sample, location));
 }
 
 Variable RandomStream::dropout(const Variable& x, double p, bool training,
@@ -118,12 +194,11 @@ Variable RandomStream::dropout(const Variable& x, double p, bool training,
     throw_error(ErrorKind::TypeMismatch, "dropout: x must be float; got {}", x.type().to_string());
   }
   if (!training || p == 0.0) return x;
-  if (!x.type().is_fully_known()) {
-    throw_error(ErrorKind::InvalidArgument,
-                "dropout: training needs x's dims statically known for the mask; got {}",
-                x.type().to_string());
-  }
-  const Variable keep = cast(uniform(0.0, 1.0, x.type().dims, x.dtype(), location) >= p, x.dtype());
+  // A static mask shape where x's is static; the unknown extents are read when the function runs.
+  const Variable mask = x.type().is_fully_known()
+                            ? uniform(0.0, 1.0, x.type().dims, x.dtype(), location)
+                            : uniform(0.0, 1.0, shape(x, location), x.dtype(), location);
+  const Variable keep = cast(mask >= p, x.dtype());
   return x * (keep * (1.0 / (1.0 - p)));
 }
 

@@ -52,7 +52,7 @@ void register_uniform(OpRegistry& registry) {
   registry.add({.name = "RandomUniform",
                 .family = "RandomFunction",
                 .summary = "uniform samples in [low, high) from a Philox stream state",
-                .num_inputs = 1,
+                .num_inputs = -1,
                 .num_outputs = 2,
                 .traits = {.zero_gradient = true},
                 .infer = infer_uniform,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // RandomStream: reproducible across streams with one seed, fresh samples on each call through the
 // state updates, moments on large samples, shapes, zero gradient, and bad arguments; dropout's
-// mask statistics, scaling, identity cases, gradient through a fixed mask and bad arguments.
+// mask statistics, scaling, identity cases, gradient through a fixed mask and bad arguments; draws
+// whose sample shape is known only when the function runs.
 #include <cmath>
 
 #include "support/test_util.h"
@@ -113,6 +114,64 @@ TEST(RandomStream, ShapesAndDtypes) {
   EXPECT_EQ(out[1].shape(), (Dims{4, 5}));
 }
 
+TEST(RandomStream, SymbolicSampleShapesAreReadWhenTheFunctionRuns) {
+  RandomStream stream(9);
+  Variable x = matrix(DType::Float32, "x");
+  Variable n = scalar(DType::Int64, "n");
+  const Variable three = constant(Tensor::scalar(3, DType::Int64));
+  Variable u = stream.uniform(0.0, 1.0, shape(x), DType::Float32);
+  Variable g = stream.normal(0.0, 1.0, make_vector({n, three}));
+  Variable k = stream.integers(0, 10, make_vector({n}), DType::Int32);
+  EXPECT_EQ(u.type(), (Type{DType::Float32, Dims{kUnknownDim, kUnknownDim}}));
+  EXPECT_EQ(g.type(), (Type{DType::Float64, Dims{kUnknownDim, 3}}));
+  EXPECT_EQ(k.type(), (Type{DType::Int32, Dims{kUnknownDim}}));
+  // The extents are inputs of the draw: Shape_i of x, n itself; 3 stays in the attrs.
+  EXPECT_EQ(u.owner()->num_inputs(), 3);
+  EXPECT_EQ(g.owner()->num_inputs(), 2);
+  const Tensor x_value = Tensor::zeros(DType::Float32, {4, 5});
+  const auto out =
+      testing::run_graph({x, n}, {u, g, k}, {x_value, Tensor::scalar(2, DType::Int64)});
+  EXPECT_EQ(out[0].shape(), (Dims{4, 5}));
+  EXPECT_EQ(out[1].shape(), (Dims{2, 3}));
+  EXPECT_EQ(out[2].shape(), (Dims{2}));
+  // The same draws with static shapes give the same samples.
+  RandomStream same(9);
+  const auto expected =
+      testing::run_graph({},
+                         {same.uniform(0.0, 1.0, {4, 5}, DType::Float32),
+                          same.normal(0.0, 1.0, {2, 3}), same.integers(0, 10, {2}, DType::Int32)},
+                         {});
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(out[i].to_doubles(), expected[i].to_doubles()) << i;
+  // Extents known at build time stay static.
+  Variable fixed = tensor(DType::Float32, {2, 3}, "fixed");
+  Variable v = stream.uniform(0.0, 1.0, shape(fixed));
+  EXPECT_EQ(v.type().dims, (Dims{2, 3}));
+  EXPECT_EQ(v.owner()->num_inputs(), 1);
+}
+
+TEST(RandomStream, BadSymbolicSampleShapesAreErrors) {
+  RandomStream stream(4);
+  Variable n = scalar(DType::Int64, "n");
+  Variable samples = stream.normal(0.0, 1.0, make_vector({n}));
+  const Error negative = testing::error_of(
+      [&] { (void)testing::run_graph({n}, {samples}, {Tensor::scalar(-2, DType::Int64)}); });
+  EXPECT_EQ(negative.kind(), ErrorKind::InvalidArgument);
+  EXPECT_TRUE(testing::contains(negative, "RandomNormal")) << negative.what();
+  EXPECT_TRUE(testing::contains(negative, "random_test.cpp")) << negative.what();
+  const std::size_t draws = stream.state_updates().size();
+  EXPECT_EQ(
+      testing::error_of([&] { (void)stream.uniform(0.0, 1.0, matrix(DType::Int64, "m")); }).kind(),
+      ErrorKind::TypeMismatch);
+  EXPECT_EQ(testing::error_of([&] {
+              (void)stream.uniform(0.0, 1.0, vector(DType::Float32, "f", {2}));
+            }).kind(),
+            ErrorKind::TypeMismatch);
+  EXPECT_EQ(
+      testing::error_of([&] { (void)stream.uniform(0.0, 1.0, vector(DType::Int64, "v")); }).kind(),
+      ErrorKind::TypeMismatch);
+  EXPECT_EQ(stream.state_updates().size(), draws);
+}
+
 TEST(RandomStream, SamplesHaveZeroGradientWithRespectToTheState) {
   RandomStream stream(3);
   Variable w = vector(DType::Float64, "w", {4});
@@ -204,6 +263,21 @@ TEST(Dropout, GradientIsTheFixedMaskScaled) {
   EXPECT_TRUE(testing::gradient_matches_numeric(build, {point}));
 }
 
+TEST(Dropout, UnknownExtentsDrawAMaskOfTheRunTimeShape) {
+  RandomStream stream(13);
+  Variable x = matrix(DType::Float32, "x");
+  Variable y = stream.dropout(x, 0.5);
+  const Tensor ones = Tensor::full(DType::Float32, {30, 40}, 1.0);
+  const std::vector<double> values = testing::run_graph({x}, {y}, {ones})[0].to_doubles();
+  ASSERT_EQ(values.size(), 1200U);
+  std::size_t kept = 0;
+  for (double v : values) {
+    if (v != 0.0) ++kept;
+  }
+  // 1200 Bernoulli(0.5) draws: standard deviation of the fraction 0.0144.
+  EXPECT_NEAR(static_cast<double>(kept) / 1200.0, 0.5, 0.07);
+}
+
 TEST(Dropout, BadArgumentsAreErrors) {
   RandomStream stream(1);
   Variable x = tensor(DType::Float32, {4}, "x");
@@ -218,8 +292,6 @@ TEST(Dropout, BadArgumentsAreErrors) {
   EXPECT_EQ(kind_of([&] { (void)stream.dropout(x, 1.0); }), ErrorKind::InvalidArgument);
   EXPECT_EQ(kind_of([&] { (void)stream.dropout(x, -0.1); }), ErrorKind::InvalidArgument);
   EXPECT_EQ(kind_of([&] { (void)stream.dropout(x, std::nan("")); }), ErrorKind::InvalidArgument);
-  EXPECT_EQ(kind_of([&] { (void)stream.dropout(matrix(DType::Float32, "m"), 0.5); }),
-            ErrorKind::InvalidArgument);
   EXPECT_EQ(kind_of([&] { (void)stream.dropout(tensor(DType::Int32, {4}, "i"), 0.5); }),
             ErrorKind::TypeMismatch);
   EXPECT_TRUE(stream.state_updates().empty());
