@@ -151,8 +151,13 @@ TEST(ParallelFor, APartsExceptionIsRethrownOnTheCaller) {
     } catch (const std::runtime_error& error) {
       EXPECT_STREQ(error.what(), "part 1 failed");
     }
-    EXPECT_GE(ran.load(), 2);
-    EXPECT_LE(ran.load(), 4);
+    if (threads_count == 1) {
+      EXPECT_EQ(ran.load(), 2);  // in order, up to the part that threw
+    } else {
+      // The thread that throws may stop the other before its first part.
+      EXPECT_GE(ran.load(), 1);
+      EXPECT_LE(ran.load(), 4);
+    }
     // The team is usable afterwards.
     std::atomic<int> after{0};
     threads::run_parts(
