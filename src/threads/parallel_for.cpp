@@ -74,13 +74,16 @@ int parallel_threads() {
 }
 
 void run_parts(int parts, void (*body)(void* data, int index), void* data) {
-  if (parts <= 1) {
+  // Never more threads than the count allows (a SerialScope, a part of another loop), whatever
+  // the number of parts: the team's members take the parts in turn.
+  const int threads = std::min(parts, parallel_threads());
+  if (threads <= 1) {
     for (int index = 0; index < parts; ++index) body(data, index);
     return;
   }
   Team team{body, data, parts, sched_getcpu()};
   // The region joins every member before it returns, so `team` outlives all of them.
-  GOMP_parallel(run_team_member, &team, static_cast<unsigned>(parts), 0);
+  GOMP_parallel(run_team_member, &team, static_cast<unsigned>(threads), 0);
   if (team.error) std::rethrow_exception(team.error);
 }
 

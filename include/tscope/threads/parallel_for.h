@@ -36,10 +36,10 @@ struct ChunkRange {
 /// region (a part of a loop does not start another team).
 [[nodiscard]] int parallel_threads();
 
-/// Runs `body(data, index)` for index in [0, parts) spread over the worker threads (each index
-/// once; the caller runs parts too); serially when parts is 1. If a part throws, the parts not yet
-/// started are skipped and the first exception is rethrown on the calling thread once every
-/// running part has returned.
+/// Runs `body(data, index)` for index in [0, parts) spread over at most parallel_threads() worker
+/// threads (each index once; the caller runs parts too); serially when either is 1. If a part
+/// throws, the parts not yet started are skipped and the first exception is rethrown on the
+/// calling thread once every running part has returned.
 void run_parts(int parts, void (*body)(void* data, int index), void* data);
 
 /// Runs body(begin, end) on every chunk of [0, count), in parallel when the loop is long enough.

@@ -107,6 +107,33 @@ TEST(ParallelFor, SerialScopeKeepsPartsOnTheCaller) {
   EXPECT_EQ(parallel_threads(), 2);
 }
 
+// More parts than threads: the team never grows past the thread count, and every part runs once.
+TEST(ParallelFor, MorePartsThanThreadsUseNoMoreThreads) {
+  for (int count : {1, 2}) {
+    const threads::ScopedThreadCount scoped(count);
+    std::mutex mutex;
+    std::set<std::thread::id> seen;
+    std::vector<int> runs(7, 0);
+    struct Job {
+      std::mutex* mutex;
+      std::set<std::thread::id>* seen;
+      std::vector<int>* runs;
+    } job{&mutex, &seen, &runs};
+    threads::run_parts(
+        7,
+        [](void* data, int index) {
+          auto& j = *static_cast<Job*>(data);
+          const std::lock_guard<std::mutex> lock(*j.mutex);
+          j.seen->insert(std::this_thread::get_id());
+          ++(*j.runs)[static_cast<std::size_t>(index)];
+        },
+        &job);
+    EXPECT_EQ(runs, std::vector<int>(7, 1));
+    EXPECT_LE(seen.size(), static_cast<std::size_t>(count));
+    if (count == 1) EXPECT_EQ(*seen.begin(), std::this_thread::get_id());
+  }
+}
+
 // A part inside a part runs on its caller: loops nest without oversubscribing the cores.
 TEST(ParallelFor, PartsInsideAPartRunSerially) {
   const threads::ScopedThreadCount two_threads(2);
