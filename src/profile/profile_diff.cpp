@@ -117,8 +117,12 @@ struct RowKind {
   bool one_row_per_node = false;
 };
 
-// Rows of one profile, first seen first, with `after` or `before` filled.
-std::vector<Keyed> collect_rows(const Profile& profile, bool after, const RowKind& kind) {
+// Rows of one profile, first seen first, with `after` or `before` filled; `total` is the
+// profile's total_measure, which the shares divide by.
+std::vector<Keyed> collect_rows(const Profile& profile,
+                                const DiffMeasure& total,
+                                bool after,
+                                const RowKind& kind) {
   std::vector<Keyed> rows;
   std::map<std::string, std::size_t> index;
   std::map<std::string, int> occurrences;
@@ -135,11 +139,9 @@ std::vector<Keyed> collect_rows(const Profile& profile, bool after, const RowKin
       add_node(after ? row.after : row.before, node);
     }
   }
-  const std::int64_t total_ns = profile.kernel_ns();
-  const DiffMeasure total = total_measure(profile);
   for (Keyed& keyed : rows) {
     DiffMeasure& measure = after ? keyed.row.after : keyed.row.before;
-    measure.share_percent = share_of(measure.total_ns, total_ns);
+    measure.share_percent = share_of(measure.total_ns, total.total_ns);
     if (measure.has_distribution && total.has_distribution) {
       measure.steady_share_percent = share_of(measure.fastest_ns, total.fastest_ns);
     }
@@ -156,12 +158,13 @@ bool larger_change_first(const DiffRow& a, const DiffRow& b) {
 
 DiffTable diff_table(const Profile& before,
                      const Profile& after,
+                     const DiffRow& total,
                      const DiffOptions& options,
                      const RowKind& kind) {
-  std::vector<Keyed> rows = collect_rows(before, false, kind);
+  std::vector<Keyed> rows = collect_rows(before, total.before, false, kind);
   std::map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < rows.size(); ++i) index.emplace(rows[i].key, i);
-  for (Keyed& keyed : collect_rows(after, true, kind)) {
+  for (Keyed& keyed : collect_rows(after, total.after, true, kind)) {
     auto it = index.find(keyed.key);
     if (it == index.end()) {
       rows.push_back(std::move(keyed));
@@ -364,9 +367,9 @@ ProfileDiff diff_profiles(const Profile& before,
   diff.total.before = total_measure(shared_before);
   diff.total.after = total_measure(shared_after);
   compare(diff.total, options);
-  diff.classes = diff_table(shared_before, shared_after, options, kClassRows);
-  diff.ops = diff_table(shared_before, shared_after, options, kOpRows);
-  diff.nodes = diff_table(shared_before, shared_after, options, kApplyRows);
+  diff.classes = diff_table(shared_before, shared_after, diff.total, options, kClassRows);
+  diff.ops = diff_table(shared_before, shared_after, diff.total, options, kOpRows);
+  diff.nodes = diff_table(shared_before, shared_after, diff.total, options, kApplyRows);
   diff.peaks = diff_peaks(shared_before, shared_after);
   diff.gate_failed = diff.total.slower || any_slower(diff.classes) || any_slower(diff.ops) ||
                      any_slower(diff.nodes);

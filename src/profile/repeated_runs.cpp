@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "tscope/core/checked_math.h"
@@ -59,36 +60,28 @@ Profile merge_repeated_runs(const std::vector<Profile>& runs,
   }
   Profile merged = runs.front();
   merged.title = std::move(title);
-  // The run that first held each function, for errors.
-  std::map<std::string, std::size_t> first_run;
-  for (std::size_t f = 0; f < merged.functions.size(); ++f) {
-    if (!first_run.try_emplace(merged.functions[f].name, f).second) {
-      throw_error(ErrorKind::InvalidArgument,
-                  "{} holds two functions named '{}': give each function its own name",
-                  sources.front(), merged.functions[f].name);
-    }
-  }
-  std::map<std::string, std::string> first_source;
-  for (const FunctionRecord& function : merged.functions) {
-    first_source[function.name] = sources.front();
-  }
-  for (std::size_t r = 1; r < runs.size(); ++r) {
-    std::map<std::string, int> seen;
+  merged.functions.clear();
+  // Where each function sits in `merged`, and the run it came from first (for errors).
+  struct Held {
+    std::size_t index;
+    const std::string* source;
+  };
+  std::map<std::string, Held> held;
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    std::set<std::string> seen;
     for (const FunctionRecord& function : runs[r].functions) {
-      if (seen[function.name]++ > 0) {
+      if (!seen.insert(function.name).second) {
         throw_error(ErrorKind::InvalidArgument,
                     "{} holds two functions named '{}': give each function its own name",
                     sources[r], function.name);
       }
-      const auto found = first_run.find(function.name);
-      if (found == first_run.end()) {
-        first_run.emplace(function.name, merged.functions.size());
-        first_source[function.name] = sources[r];
+      const auto [it, first] =
+          held.try_emplace(function.name, Held{merged.functions.size(), &sources[r]});
+      if (first) {
         merged.functions.push_back(function);
         continue;
       }
-      merge_function(merged.functions[found->second], function, sources[r],
-                     first_source[function.name]);
+      merge_function(merged.functions[it->second.index], function, sources[r], *it->second.source);
     }
     merged.grad_ns = std::max(merged.grad_ns, runs[r].grad_ns);
   }
