@@ -37,6 +37,10 @@ void add_times(DiffMeasure& measure, const NodeRecord& node) {
   measure.total_ns = add(measure.total_ns, node.total_ns);
   measure.fastest_ns = add(measure.fastest_ns, times_calls(node.min_ns));
   measure.slowest_ns = add(measure.slowest_ns, times_calls(node.max_ns));
+  if (node.call_count > 1 && node.max_ns <= node.total_ns) {
+    measure.warm_ns = add(measure.warm_ns, node.total_ns - node.max_ns);
+    measure.warm_call_count = add(measure.warm_call_count, node.call_count - 1);
+  }
 }
 
 // Adds one node to a row; a row keeps a distribution only while every node has one.
@@ -56,9 +60,19 @@ double share_of(std::int64_t part_ns, std::int64_t total_ns) {
 
 // The gate's rule (docs/profiler_formats.md, "Noise"). The mean time per call carries the cold
 // first call (oneDNN primitive creation, weight packing: often 10-100x a steady call) and any
-// spike, so it moves between two runs of one job; the fastest call does not. A row is slower
-// when both grew past the threshold; when only the mean did, the slowdown lies in some calls and
-// the row is noise. Without a distribution on both sides only the mean is known.
+// spike, so it moves between two runs of one job; the fastest call moves much less. A row is
+// slower when both grew past the threshold; when only the mean did, the slowdown lies in some
+// calls and the row is noise. The fastest call must also grow by more than half the row's spread
+// before (its warm mean over its fastest call): a kernel whose calls scatter widely (a memory-
+// bound one on a shared machine) also scatters its fastest call from one process to the next,
+// where a steady kernel's stays put. Without a distribution on both sides only the mean is known.
+double fastest_limit(const DiffMeasure& before, double factor) {
+  const double fastest = before.fastest_ns_per_call();
+  const double warm = before.warm_ns_per_call();
+  if (fastest <= 0 || warm <= fastest) return factor;
+  return std::max(factor, 1.0 + 0.5 * (warm / fastest - 1.0));
+}
+
 void compare(DiffRow& row, const DiffOptions& options) {
   row.change_ns = row.after.total_ns - row.before.total_ns;
   const bool both = row.before.present && row.after.present;
@@ -74,8 +88,9 @@ void compare(DiffRow& row, const DiffOptions& options) {
   const double after_fastest = row.after.fastest_ns_per_call();
   row.fastest_ratio = distributions && before_fastest > 0 ? after_fastest / before_fastest : -1;
   const double factor = 1.0 + options.slower_percent / 100.0;
+  row.fastest_limit = distributions ? fastest_limit(row.before, factor) : -1;
   const bool mean_grew = row.ratio > factor;
-  const bool fastest_grew = !distributions || after_fastest > before_fastest * factor;
+  const bool fastest_grew = !distributions || after_fastest > before_fastest * row.fastest_limit;
   row.noise = distributions && mean_grew && !fastest_grew;
   // The share that admits a row to the gate is its steady one where both sides can tell it: a
   // row of a fraction of a percent whose calls hit a spike would otherwise count by its spike.
@@ -337,6 +352,11 @@ bool any_slower(const DiffTable& table) {
 
 double DiffMeasure::ns_per_call() const {
   return call_count > 0 ? static_cast<double>(total_ns) / static_cast<double>(call_count) : 0;
+}
+
+double DiffMeasure::warm_ns_per_call() const {
+  return warm_call_count > 0 ? static_cast<double>(warm_ns) / static_cast<double>(warm_call_count)
+                             : 0;
 }
 
 double DiffMeasure::fastest_ns_per_call() const {

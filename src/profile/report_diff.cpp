@@ -75,12 +75,14 @@ void render_header(const ProfileDiff& diff, std::string& out) {
   out += "  Before: " + diff.before_source + "\n";
   out += "  After: " + diff.after_source + "\n";
   out += fmt::sprintf(
-      "  Slower: mean time per call and fastest call both up by more than %.1f%%, on the total or "
-      "on a row holding at least %.1f%% of the steady node time (every node at its fastest call)\n",
+      "  Slower: mean time per call and fastest call both up by more than %.1f%% (the fastest call "
+      "also by more than half the row's spread before: its warm mean over its fastest call), on "
+      "the total or on a row holding at least %.1f%% of the steady node time (every node at its "
+      "fastest call)\n",
       diff.options.slower_percent, diff.options.min_share_percent);
   out +=
       "  Noise: the mean time per call is up by more than that but the fastest call is not (a "
-      "cold first call, a spike)\n\n";
+      "cold first call, a spike, a kernel whose calls scatter)\n\n";
 }
 
 void render_functions(const ProfileDiff& diff, std::string& out) {

@@ -25,7 +25,8 @@ inline constexpr double kDefaultMinSharePercent = 1.0;
 
 struct DiffOptions {
   /// A row or the total is "slower" when its mean time per call, and its fastest call where both
-  /// profiles hold a distribution, grew by more than this.
+  /// profiles hold a distribution, grew by more than this (the fastest call also by more than
+  /// half the row's spread before: DiffRow::fastest_limit).
   double slower_percent = kDefaultSlowerPercent;
   /// Rows below this share (in both profiles) never count as slower: their share of the steady
   /// node time (DiffMeasure::steady_share_percent) where both profiles hold a distribution, else
@@ -42,6 +43,10 @@ struct DiffMeasure {
   /// of min_ns (max_ns) x call_count over the row's nodes. Meaningful only with a distribution.
   std::int64_t fastest_ns = 0;
   std::int64_t slowest_ns = 0;
+  /// The row's time and calls without each node's slowest call (the cold first call, as a rule):
+  /// their ratio is the mean of a warm call. Nodes of one call add nothing.
+  std::int64_t warm_ns = 0;
+  std::int64_t warm_call_count = 0;
   bool has_distribution = false;  ///< every node of the row has calls and min_ns <= max_ns
   std::string impl;               ///< distinct kernel implementations, first seen first: "blas,cpu"
   double share_percent = 0;       ///< of the profile's total node time
@@ -56,6 +61,8 @@ struct DiffMeasure {
   /// nodes' fastest calls averaged over their calls; for the total, the node time of one Function
   /// call had every node run its fastest call. 0 without calls.
   [[nodiscard]] double fastest_ns_per_call() const;
+  /// warm_ns / warm_call_count; 0 without warm calls.
+  [[nodiscard]] double warm_ns_per_call() const;
 };
 
 struct DiffRow {
@@ -73,14 +80,19 @@ struct DiffRow {
   /// after.fastest_ns_per_call() / before.fastest_ns_per_call(); negative unless both sides
   /// carry a distribution and the fastest call before took some time.
   double fastest_ratio = -1;
+  /// The fastest_ratio above which the fastest call counts as grown: 1 + slower_percent / 100, or
+  /// 1 + half the spread before (warm mean / fastest call - 1) where that is wider. Negative
+  /// without distributions.
+  double fastest_limit = -1;
   /// Both sides carry a distribution and the mean time per call grew by more than
-  /// DiffOptions::slower_percent, but the fastest call did not: the slowdown lies in some calls
-  /// (a cold first call, a spike), inside the run's own spread.
+  /// DiffOptions::slower_percent, but the fastest call did not grow past fastest_limit: the
+  /// slowdown lies in some calls (a cold first call, a spike) or inside the row's own spread.
   bool noise = false;
   bool impl_changed = false;  ///< both present and their impl strings differ
-  /// The mean time per call grew by more than DiffOptions::slower_percent, so did the fastest
-  /// call where both sides carry a distribution, and the row holds at least min_share_percent of
-  /// the steady node time (of the total without distributions) in either profile.
+  /// The mean time per call grew by more than DiffOptions::slower_percent, the fastest call past
+  /// fastest_limit where both sides carry a distribution, and the row holds at least
+  /// min_share_percent of the steady node time (of the total without distributions) in either
+  /// profile.
   bool slower = false;
 };
 

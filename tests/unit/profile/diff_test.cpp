@@ -185,6 +185,40 @@ TEST(ProfileDiff, MeanSlowerButFastestCallNotIsNoise) {
   EXPECT_NE(text.find("(+50.0%), within noise\n"), std::string::npos) << text;
 }
 
+TEST(ProfileDiff, FastestCallInsideTheSpreadBeforeIsNoise) {
+  // 10 calls: a cold one of 300 us, nine warm ones averaging 700/9 = 77.8 us, the fastest 50 us.
+  // Half that spread: the fastest call must grow by more than 0.5 x (77.8 / 50 - 1) = 27.8%.
+  const Profile before = make_profile(
+      {{.apply_name = "Pool(x)", .total_ns = 1'000'000, .min_ns = 50'000, .max_ns = 300'000}});
+  const double limit = 1.0 + 0.5 * ((700'000.0 / 9.0) / 50'000.0 - 1.0);
+  const auto after_with_fastest = [](std::int64_t min_ns) {
+    return make_profile(
+        {{.apply_name = "Pool(x)", .total_ns = 1'300'000, .min_ns = min_ns, .max_ns = 390'000}});
+  };
+  // The fastest call 20% up, past the 10% threshold but inside the spread: noise.
+  const profile::ProfileDiff inside = profile::diff_profiles(before, after_with_fastest(60'000));
+  const DiffRow& scattered = inside.nodes.matched[0];
+  EXPECT_EQ(scattered.before.warm_ns, 700'000);
+  EXPECT_EQ(scattered.before.warm_call_count, 9);
+  EXPECT_DOUBLE_EQ(scattered.fastest_limit, limit);
+  EXPECT_TRUE(scattered.noise);
+  EXPECT_FALSE(scattered.slower);
+  EXPECT_FALSE(inside.gate_failed);
+  // 30% up: past the spread too.
+  const profile::ProfileDiff outside = profile::diff_profiles(before, after_with_fastest(65'000));
+  EXPECT_FALSE(outside.nodes.matched[0].noise);
+  EXPECT_TRUE(outside.nodes.matched[0].slower);
+  EXPECT_TRUE(outside.gate_failed);
+  // A steady row keeps the threshold as its limit.
+  const Profile steady = make_profile(
+      {{.apply_name = "Pool(x)", .total_ns = 1'000'000, .min_ns = 98'000, .max_ns = 104'000}});
+  EXPECT_DOUBLE_EQ(profile::diff_profiles(steady, steady).nodes.matched[0].fastest_limit, 1.1);
+  const nlohmann::json json = nlohmann::json::parse(profile::render_diff_json(inside));
+  EXPECT_DOUBLE_EQ(json["nodes"]["matched"][0]["fastest_limit"].get<double>(), limit);
+  EXPECT_EQ(json["nodes"]["matched"][0]["before"]["warm_ns"], 700'000);
+  EXPECT_EQ(json["nodes"]["matched"][0]["before"]["warm_call_count"], 9);
+}
+
 TEST(ProfileDiff, FastestCallSlowerButMeanNotIsNoSlowdown) {
   const Profile before = make_profile(
       {{.apply_name = "Conv(x, w)", .total_ns = 1'000'000, .min_ns = 50'000, .max_ns = 300'000}});
