@@ -14,8 +14,30 @@ using ::onnx::AttributeProto;
 NodeContext::NodeContext(const ::onnx::NodeProto& node,
                          std::int64_t opset,
                          std::vector<Variable> inputs,
-                         SubgraphConverter* subgraphs)
-    : node_(node), opset_(opset), inputs_(std::move(inputs)), subgraphs_(subgraphs) {}
+                         SubgraphConverter* subgraphs,
+                         TrainingState* training)
+    : node_(node),
+      opset_(opset),
+      inputs_(std::move(inputs)),
+      subgraphs_(subgraphs),
+      training_(training) {}
+
+void TrainingState::add_state_update(const Variable& state, const Variable& new_value) {
+  state_updates_.push_back({state, new_value});
+}
+
+bool TrainingState::is_state(const Variable& variable) const {
+  return std::any_of(state_updates_.begin(), state_updates_.end(),
+                     [&](const Update& update) { return update.shared.node() == variable.node(); });
+}
+
+std::vector<Update> TrainingState::updates() const {
+  std::vector<Update> updates = state_updates_;
+  for (const RandomStateUpdate& update : random_.state_updates()) {
+    updates.push_back({update.shared, update.new_value});
+  }
+  return updates;
+}
 
 bool NodeContext::has_input(int index) const noexcept {
   return index >= 0 && index < num_inputs() && inputs_[static_cast<std::size_t>(index)].defined();

@@ -16,6 +16,8 @@
 #include "tscope/core/tensor.h"
 #include "tscope/graph/variable.h"
 #include "tscope/onnx/import.h"
+#include "tscope/ops/random.h"
+#include "tscope/runtime/function.h"
 
 namespace tscope::onnx {
 
@@ -38,6 +40,27 @@ class SubgraphConverter {
                                                       const std::vector<Variable>& inputs) = 0;
 };
 
+/// What a trainable import (ImportOptions::trainable) collects from its converters: the updates a
+/// training function applies after each call (BatchNormalization's running averages, the random
+/// states of active Dropouts). The shared variables those updates own are model state, never
+/// trainable parameters.
+class TrainingState {
+ public:
+  explicit TrainingState(std::uint64_t seed) : random_(seed) {}
+
+  /// The stream active Dropouts draw their masks from.
+  [[nodiscard]] RandomStream& random() noexcept { return random_; }
+  /// Records `state <- new_value` after each call; `state` is no trainable parameter then.
+  void add_state_update(const Variable& state, const Variable& new_value);
+  [[nodiscard]] bool is_state(const Variable& variable) const;
+  /// The state updates, then the random stream's.
+  [[nodiscard]] std::vector<Update> updates() const;
+
+ private:
+  RandomStream random_;
+  std::vector<Update> state_updates_;
+};
+
 /// What a converter sees: the node, its inputs as Variables and typed attribute access. Every
 /// attribute a converter reads is marked; the importer rejects nodes with attributes nobody read,
 /// so an unsupported attribute is an error rather than silently ignored.
@@ -46,11 +69,14 @@ class NodeContext {
   NodeContext(const ::onnx::NodeProto& node,
               std::int64_t opset,
               std::vector<Variable> inputs,
-              SubgraphConverter* subgraphs = nullptr);
+              SubgraphConverter* subgraphs = nullptr,
+              TrainingState* training = nullptr);
 
   [[nodiscard]] const ::onnx::NodeProto& node() const noexcept { return node_; }
   [[nodiscard]] std::string_view op_type() const { return node_.op_type(); }
   [[nodiscard]] std::int64_t opset() const noexcept { return opset_; }
+  /// The trainable import's state (ImportOptions::trainable); nullptr for inference.
+  [[nodiscard]] TrainingState* training() const noexcept { return training_; }
 
   [[nodiscard]] int num_inputs() const noexcept { return static_cast<int>(inputs_.size()); }
   [[nodiscard]] int num_outputs() const noexcept { return node_.output_size(); }
@@ -101,6 +127,7 @@ class NodeContext {
   std::int64_t opset_;
   std::vector<Variable> inputs_;
   SubgraphConverter* subgraphs_;
+  TrainingState* training_;
   mutable std::set<std::string, std::less<>> read_;
 };
 

@@ -6,12 +6,15 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "converter.h"
 #include "reader.h"
 #include "tscope/graph/constructors.h"
 #include "tscope/graph/provenance.h"
+#include "tscope/graph/traversal.h"
 #include "tscope/onnx/import.h"
 #include "tscope/runtime/function.h"
 
@@ -150,13 +153,18 @@ class Importer final : public SubgraphConverter {
                   result.opset, kMinOpset, kMaxOpset);
     }
     opset_ = result.opset;
+    if (options_.trainable) {
+      if (options_.initializers_as_constants) {
+        throw_error(ErrorKind::InvalidArgument,
+                    "a trainable import needs its initializers as shared variables; "
+                    "initializers_as_constants is set too");
+      }
+      training_.emplace(options_.random_seed);
+    }
     scopes_.emplace_back();
     const ::onnx::GraphProto& graph = model.graph();
     for (const ::onnx::TensorProto& initializer : graph.initializer()) {
-      const Tensor value = initializer_value(initializer);
-      Variable variable = options_.initializers_as_constants
-                              ? constant(value, initializer.name())
-                              : shared_fixed_shape(value, initializer.name());
+      Variable variable = initializer_variable(initializer);
       scopes_.back()[initializer.name()] = variable;
       result.initializers.push_back({initializer.name(), variable});
     }
@@ -177,6 +185,7 @@ class Importer final : public SubgraphConverter {
     for (const ::onnx::ValueInfoProto& output : graph.output()) {
       result.outputs.push_back({output.name(), graph_output(output.name())});
     }
+    if (training_) collect_training_form(result);
     return result;
   }
 
@@ -216,6 +225,41 @@ class Importer final : public SubgraphConverter {
     std::uint32_t line = 0;
     std::string label;
   };
+
+  // Inference: a shared variable, or a constant with initializers_as_constants. Trainable: only
+  // float initializers of rank >= 1 can be weights; integer ones (shapes, axes, indices) and
+  // scalars (Clip's bounds, exporters' folded operands) stay constants, so shape arithmetic
+  // still folds at import and nothing a framework does not train gets a gradient step.
+  Variable initializer_variable(const ::onnx::TensorProto& initializer) const {
+    const Tensor value = initializer_value(initializer);
+    const bool as_shared = options_.trainable
+                               ? is_floating(value.dtype()) && value.shape().rank() >= 1
+                               : !options_.initializers_as_constants;
+    return as_shared ? shared_fixed_shape(value, initializer.name())
+                     : constant(value, initializer.name());
+  }
+
+  // The trainable import's parameters and updates. A shared initializer the outputs do not reach
+  // through the graph was read only at import (Resize's scales): it becomes the constant it
+  // effectively is. Running averages are state, not parameters.
+  void collect_training_form(ImportedModel& result) const {
+    const std::vector<Variable> outputs = result.output_variables();
+    std::unordered_set<const VariableNode*> reached;
+    for (const Variable& output : outputs) reached.insert(output.node());
+    for (const ApplyNode* node : ancestors_in_topological_order(outputs)) {
+      for (const Variable& input : node->inputs()) reached.insert(input.node());
+    }
+    for (NamedVariable& initializer : result.initializers) {
+      const Variable& variable = initializer.variable;
+      if (variable.kind() != VariableKind::Shared || training_->is_state(variable)) continue;
+      if (reached.count(variable.node()) != 0) {
+        result.parameters.push_back(initializer);
+      } else {
+        initializer.variable = constant(variable.get_value(), initializer.name);
+      }
+    }
+    result.updates = training_->updates();
+  }
 
   static Tensor initializer_value(const ::onnx::TensorProto& initializer) {
     try {
@@ -287,7 +331,7 @@ class Importer final : public SubgraphConverter {
     ProvenanceScope scope(
         Provenance{std::move(site), fmt::format("onnx:{} '{}'", node.op_type(), site_node.label)},
         /*forced=*/true);
-    NodeContext context(node, opset_, inputs, this);
+    NodeContext context(node, opset_, inputs, this, training_ ? &*training_ : nullptr);
     enclosing_.push_back(site_node);
     const struct PopEnclosing {
       std::vector<EnclosingNode>& nodes;
@@ -347,6 +391,7 @@ class Importer final : public SubgraphConverter {
   std::int64_t opset_ = 0;
   std::vector<Scope> scopes_;
   std::vector<EnclosingNode> enclosing_;
+  std::optional<TrainingState> training_;  // trainable imports only
 };
 
 }  // namespace

@@ -13,6 +13,10 @@
 /// carry the ONNX tensor names. Nodes whose inputs are all constants are evaluated at import time
 /// (the shape arithmetic exporters emit folds away).
 ///
+/// With ImportOptions::trainable the graph is the model's training form (docs/onnx.md, "Training
+/// an imported model"): `parameters` lists the weights to pass to grad(), and `updates` the model
+/// state a training function applies after each call.
+///
 /// Errors name the file, the node (name, op type), the opset and the problem: Parse for a
 /// truncated or corrupt file, Unsupported for an op, attribute, data type or opset Tensorscope
 /// does not implement.
@@ -26,6 +30,7 @@
 #include "tscope/core/dims.h"
 #include "tscope/core/tensor.h"
 #include "tscope/graph/variable.h"
+#include "tscope/runtime/function.h"
 
 #pragma GCC visibility push(default)
 
@@ -43,6 +48,13 @@ struct ImportOptions {
   std::map<std::string, Dims, std::less<>> input_dims;
   /// Initializers become constants instead of shared variables.
   bool initializers_as_constants = false;
+  /// The model's training form: float initializers of rank >= 1 are shared variables (the
+  /// others, which feed shapes, axes and scalar operands, are constants), BatchNormalization
+  /// normalises with the batch's statistics and updates its running averages, and Dropout draws
+  /// masks with its ratio. Together with initializers_as_constants: InvalidArgument.
+  bool trainable = false;
+  /// Seed of the random stream active Dropouts draw from (trainable only).
+  std::uint64_t random_seed = 0;
   /// Graph inputs given values at import, by name: each becomes a constant as an initializer
   /// would (for inputs a converter must know, such as Resize's scales) and leaves `inputs`. A
   /// value whose dtype is not the declared one is an InvalidArgument error naming the input.
@@ -62,6 +74,13 @@ struct ImportedModel {
   std::vector<NamedVariable> inputs;        ///< graph inputs that are not initializers, in order
   std::vector<NamedVariable> outputs;       ///< in order
   std::vector<NamedVariable> initializers;  ///< shared variables (or constants)
+  /// Trainable import: the shared float initializers the outputs depend on through the graph, in
+  /// initializer order; neither BatchNormalization running averages nor values converters read
+  /// only at import (Resize's scales). Empty otherwise.
+  std::vector<NamedVariable> parameters;
+  /// Trainable import: what a training function must apply after each call (running averages,
+  /// Dropout's random states). Empty otherwise.
+  std::vector<Update> updates;
 
   [[nodiscard]] std::vector<Variable> input_variables() const;
   [[nodiscard]] std::vector<Variable> output_variables() const;

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // ONNX elementwise ops: unary and binary maps, comparisons, logic, Where, Clip, Cast, variadic
 // Max/Min/Sum/Mean, and activations built from elementwise ops.
+#include "tscope/ops/elementwise.h"
+
 #include <fmt/format.h>
 
 #include <limits>
 
 #include "../converter.h"
-#include "per_channel.h"
 #include "../reader.h"
-#include "tscope/ops/elementwise.h"
+#include "per_channel.h"
 #include "tscope/ops/elementwise_more.h"
+#include "tscope/ops/random.h"
 #include "tscope/ops/shape.h"
 
 namespace tscope::onnx {
@@ -239,7 +241,43 @@ Outputs convert_mean(NodeContext& ctx) {
 
 Outputs convert_identity(NodeContext& ctx) { return {ctx.input(0)}; }
 
+// The ratio a Dropout drops: opset 12's input (0.5 when absent), or the attribute before it.
+double dropout_ratio(NodeContext& ctx) {
+  if (ctx.opset() < 12) return ctx.attribute_float("ratio", 0.5);
+  if (!ctx.has_input(1)) return 0.5;
+  const std::optional<Tensor> ratio = ctx.constant_input(1);
+  if (!ratio) ctx.unsupported("Dropout with a ratio that is not known at import");
+  return ratio->at(0);
+}
+
+// A trainable import's Dropout: active whatever its training_mode says, since the model is being
+// trained. Inverted dropout, as ONNX defines it: kept elements are scaled by 1 / (1 - ratio), and
+// the mask output is the kept elements.
+Outputs trainable_dropout(NodeContext& ctx) {
+  ctx.ignore_attribute("seed");  // the import's random stream draws every mask
+  ctx.ignore_attribute("is_test");
+  const double ratio = dropout_ratio(ctx);
+  if (!(ratio >= 0.0 && ratio < 1.0)) {
+    ctx.unsupported(fmt::format("Dropout ratio {}; 0 <= ratio < 1 is supported", ratio));
+  }
+  const Variable& x = ctx.input(0);
+  if (ratio == 0.0) {
+    Outputs outputs = {x};
+    if (ctx.num_outputs() > 1) outputs.push_back(cast(ones_like(x), DType::Bool));
+    return outputs;
+  }
+  RandomStream& random = ctx.training()->random();
+  const Variable draws = x.type().is_fully_known()
+                             ? random.uniform(0.0, 1.0, x.type().dims, x.dtype())
+                             : random.uniform(0.0, 1.0, shape(x), x.dtype());
+  const Variable kept = draws >= ratio;
+  Outputs outputs = {x * (cast(kept, x.dtype()) * (1.0 / (1.0 - ratio)))};
+  if (ctx.num_outputs() > 1) outputs.push_back(kept);
+  return outputs;
+}
+
 Outputs convert_dropout(NodeContext& ctx) {
+  if (ctx.training() != nullptr) return trainable_dropout(ctx);
   // Inference semantics: the identity. In training mode (opset 12's third input) only a ratio of
   // 0 is: every element kept, unscaled. Exporters write that for a dropout called without its
   // training flag (Swin's attention), so the model imports; a nonzero ratio would draw masks.

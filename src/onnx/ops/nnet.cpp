@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // ONNX neural-network ops built from Tensorscope ops: Softmax, LogSoftmax (both axis
-// conventions), BatchNormalization (inference, and opset 14+ training mode), LayerNormalization,
-// global pooling.
+// conventions), BatchNormalization (inference, opset 14+ training mode, and the trainable
+// import's form), LayerNormalization, global pooling.
 #include "../converter.h"
 #include "per_channel.h"
 #include "axis_order.h"
@@ -80,11 +80,52 @@ Outputs batch_normalization_training(NodeContext& ctx, double epsilon) {
   return outputs;
 }
 
+// A trainable import's BatchNormalization, whatever its training_mode: normalise with the batch's
+// statistics and move the running averages (shared variables) towards them after each call, as
+// the framework the model was trained in does: ONNX's momentum is the running average's own
+// weight, and the running variance takes the unbiased batch variance (PyTorch's rule). The
+// training-mode outputs of opset 14+ keep ONNX's definition.
+Outputs trainable_batch_normalization(NodeContext& ctx, double epsilon) {
+  ctx.ignore_attribute("is_test");
+  ctx.ignore_attribute("spatial");
+  ctx.ignore_attribute("training_mode");
+  if (!per_channel_parameters(ctx)) {
+    ctx.unsupported(
+        "BatchNormalization with parameters other than (C,) vectors of the input's "
+        "type in a trainable import");
+  }
+  if (ctx.opset() < 14 && ctx.num_outputs() > 1) {
+    ctx.unsupported(
+        "BatchNormalization's training outputs (mean, var, saved statistics) before "
+        "opset 14");
+  }
+  const double momentum = ctx.attribute_float("momentum", 0.9);
+  const Variable& running_mean = ctx.input(3);
+  const Variable& running_var = ctx.input(4);
+  const BatchNormTraining bn =
+      batch_norm_train(ctx.input(0), ctx.input(1), ctx.input(2), running_mean, running_var,
+                       {.epsilon = epsilon, .momentum = 1.0 - momentum});
+  TrainingState& training = *ctx.training();
+  if (running_mean.kind() == VariableKind::Shared) {
+    training.add_state_update(running_mean, bn.new_running_mean);
+  }
+  if (running_var.kind() == VariableKind::Shared) {
+    training.add_state_update(running_var, bn.new_running_var);
+  }
+  Outputs outputs{bn.y};
+  if (ctx.num_outputs() > 1)
+    outputs.push_back(running_mean * momentum + bn.batch_mean * (1.0 - momentum));
+  if (ctx.num_outputs() > 2)
+    outputs.push_back(running_var * momentum + bn.batch_var * (1.0 - momentum));
+  return outputs;
+}
+
 Outputs convert_batch_normalization(NodeContext& ctx) {
   const Variable& x = ctx.input(0);
   const double epsilon = ctx.attribute_float("epsilon", 1e-5);
   const int rank = x.rank();
   if (rank < 2) throw_error(ErrorKind::ShapeMismatch, "input of rank {} has no channel axis", rank);
+  if (ctx.training() != nullptr) return trainable_batch_normalization(ctx, epsilon);
   if (ctx.opset() >= 14 && ctx.attribute_int("training_mode", 0) != 0) {
     return batch_normalization_training(ctx, epsilon);
   }
