@@ -14,6 +14,7 @@
 #include "tscope/rewrite/constant_folding.h"
 #include "tscope/rewrite/fusion_rules.h"
 #include "tscope/rewrite/inplace_rules.h"
+#include "tscope/rewrite/kernel_tap_rules.h"
 #include "tscope/rewrite/loop_rules.h"
 #include "tscope/rewrite/pow_rules.h"
 
@@ -87,15 +88,16 @@ struct Stage {
 
 std::vector<LocalRule> clamp_rules() { return {clamp_rule()}; }
 std::vector<LocalRule> pow_rules() { return {pow_rule()}; }
+std::vector<LocalRule> kernel_tap_rules() { return {kernel_tap_rule()}; }
 std::vector<LocalRule> loop_rules() { return {loop_invariant_rule()}; }
 std::vector<LocalRule> loop_sequence_rules() { return {loop_sequence_work_rule()}; }
 std::vector<LocalRule> loop_accumulation_rules() { return {loop_accumulation_rule()}; }
 
 // Order matters: loops first, so that what leaves a loop meets every later stage; BLAS products
-// before layouts; the blocked convolutions' fusions right after
-// the layout change that creates them, and the remaining clamps after those (a blocked
-// convolution absorbs its clamp); folding once the weight packing it folds exists; in-place
-// writes last, since any later replacement would have to keep them valid.
+// before layouts; kernels cropped before the layout plan chooses their convolutions' layout; the
+// blocked convolutions' fusions right after the layout change that creates them, and the remaining
+// clamps after those (a blocked convolution absorbs its clamp); folding once the weight packing it
+// folds exists; in-place writes last, since any later replacement would have to keep them valid.
 constexpr Stage kStages[] = {
     {"merge_duplicate_nodes",
      [](FunctionGraph& graph, const PipelineSettings&) { return merge_duplicate_nodes(graph); }},
@@ -107,6 +109,7 @@ constexpr Stage kStages[] = {
      [](FunctionGraph& graph, const PipelineSettings&) { return keep_last_steps_only(graph); }},
     {"push_out_accumulated_products", nullptr, loop_accumulation_rules},
     {"use_blas_products", nullptr, blas_rules},
+    {"crop_idle_kernel_taps", nullptr, kernel_tap_rules},
     {"use_channel_blocks",
      [](FunctionGraph& graph, const PipelineSettings& settings) {
        return use_channel_blocks(graph, settings.channel_block, settings.winograd);

@@ -50,6 +50,8 @@ TEST(OptimizerProfile, CompileRecordCarriesEveryRewrite) {
       {"gemm_from_dot22_add", 2000, 2, 1, 1, 2},
       // The other add, of two exps, has no reshaped product to take.
       {"gemm_through_row_split", 1000, 1, 0, 0, 0},
+      // No convolution: the kernel rule is never tried.
+      {"crop_idle_kernel_taps", 0, 0, 0, 0, 0},
       {"use_channel_blocks", 1000, 3, 0, 0, 0},
       // No Pow and no Minimum: the rules are never tried.
       {"specialize_pow", 0, 0, 0, 0, 0},
