@@ -9,6 +9,7 @@
 #include <string>
 
 #include "model_builder.h"
+#include "training_models.h"
 
 namespace {
 
@@ -64,6 +65,19 @@ int main(int argc, char** argv) {
   twice.node("Relu", {"x"}, {"y"}, "first");
   twice.node("Neg", {"x"}, {"y"}, "second");
   ok = write(directory / "duplicate_output.onnx", twice.bytes()) && ok;
+
+  // Conv + BatchNormalization + Gemm with weights, for `--train` (its output is (4, 3)); a
+  // weighted model whose output is 3-D; int64 labels of the wrong length for the first.
+  ok = write(directory / "train_cnn.onnx", tscope::onnx::testing::conv_bn_gemm_model().bytes()) &&
+       ok;
+  ModelBuilder scaled;
+  scaled.input("x", kFloat, {2, 3, 4}).output("y", kFloat, {2, 3, 4});
+  scaled.float_initializer("w", {4}, {1.0f, 2.0f, 3.0f, 4.0f});
+  scaled.node("Mul", {"x", "w"}, {"y"}, "scale");
+  ok = write(directory / "scaled_image.onnx", scaled.bytes()) && ok;
+  std::string labels = npy_header("{'descr': '<i8', 'fortran_order': False, 'shape': (5,), }");
+  labels.append(5 * sizeof(std::int64_t), '\0');
+  ok = write(directory / "five_labels.npy", labels) && ok;
 
   // 128 bytes claiming (2^62, 4) float32, and one with a negative extent.
   ok = write(directory / "huge_shape.npy",

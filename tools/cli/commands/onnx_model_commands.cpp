@@ -24,7 +24,7 @@
 
 namespace tscope::cli {
 
-LoadedOnnxModel load_onnx_model(const OnnxModelSettings& settings) {
+LoadedOnnxModel load_onnx_model(const OnnxModelSettings& settings, bool trainable) {
   // oneDNN's parallel regions run on OpenMP, the products on OpenBLAS: --threads sets both.
   if (settings.threads > 0) {
     threads::set_thread_count(settings.threads);
@@ -32,7 +32,9 @@ LoadedOnnxModel load_onnx_model(const OnnxModelSettings& settings) {
   onnx::ImportOptions options;
   // Inference: weights never change between calls, so as constants they can be repacked once at
   // compile time (PackConvWeights folding) instead of on every call.
-  options.initializers_as_constants = true;
+  options.initializers_as_constants = !trainable;
+  options.trainable = trainable;
+  options.random_seed = settings.seed;
   for (const std::string& assignment : settings.input_dims) {
     try {
       auto [name, dims] = onnx::split_assignment(assignment, "--input");
@@ -87,6 +89,20 @@ int profile_onnx_model(const OnnxModelSettings& model_settings,
   inference.reset_profile_timings();
   for (int i = 0; i < settings.iterations; ++i) (void)inference(loaded.inputs);
   profile::Profile profile = inference.collector()->snapshot();
+  print_and_write_profile(profile, settings, report);
+  const double per_inference_ms =
+      profile.functions.empty() || profile.functions.front().call_count == 0
+          ? 0.0
+          : static_cast<double>(profile.functions.front().call_ns) * 1e-6 /
+                static_cast<double>(profile.functions.front().call_count);
+  std::cout << fmt::format("Inference: {:.3f} ms per call over {} calls ({} warm-up)\n",
+                           per_inference_ms, settings.iterations, settings.warmup);
+  return 0;
+}
+
+void print_and_write_profile(profile::Profile& profile,
+                             const OnnxProfileSettings& settings,
+                             const profile::TextReportOptions& report) {
   profile.blas = blas_description();
   profile.openmp = threads::describe_threads();
   if (settings.min_peak) profile::add_min_peaks(profile);
@@ -103,14 +119,6 @@ int profile_onnx_model(const OnnxModelSettings& model_settings,
   if (!settings.json_path.empty()) {
     profile::write_file_atomically(settings.json_path, profile::to_json_text({profile}, report));
   }
-  const double per_inference_ms =
-      profile.functions.empty() || profile.functions.front().call_count == 0
-          ? 0.0
-          : static_cast<double>(profile.functions.front().call_ns) * 1e-6 /
-                static_cast<double>(profile.functions.front().call_count);
-  std::cout << fmt::format("Inference: {:.3f} ms per call over {} calls ({} warm-up)\n",
-                           per_inference_ms, settings.iterations, settings.warmup);
-  return 0;
 }
 
 namespace {

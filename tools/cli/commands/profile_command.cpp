@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // `tscope profile [model.onnx]`: run a built-in training job (the voxel 3-D CNN by default;
-// `--model voxel-scan`, `ntm`, `mlp`, `voxel-pipeline` for the others), or inference of an ONNX
-// model, with the profiler on and print the report (every section: function, globals, class, ops,
-// apply, memory, tips); --json also writes it, --trace records and writes the timeline, --html
-// writes the HTML report.
+// `--model voxel-scan`, `ntm`, `mlp`, `voxel-pipeline` for the others), or inference or (--train)
+// training steps of an ONNX model, with the profiler on and print the report (every section:
+// function, globals, class, ops, apply, memory, tips); --json also writes it, --trace records and
+// writes the timeline, --html writes the HTML report.
 #include <fmt/format.h>
 #include <stdlib.h>
 
@@ -129,13 +129,14 @@ Action add_profile_command(CLI::App& app) {
     std::vector<std::string> excluded_rewrites;
     OnnxModelSettings model;
     OnnxProfileSettings inference;
+    OnnxTrainSettings train;
     PipelineSettings pipeline;
   };
   auto settings = std::make_shared<Settings>();
   CLI::App* command = app.add_subcommand(
       "profile",
       "Run a built-in training job (a 3-D CNN on molecular voxel grids, a loop network, or an "
-      "MLP), or inference "
+      "MLP), or inference (or, with --train, training steps) "
       "of an ONNX model, with the profiler on and print the profile");
   command->add_option("model", settings->model.model_path,
                       "an .onnx model to profile (default: a built-in training job, see --model)");
@@ -163,11 +164,17 @@ Action add_profile_command(CLI::App& app) {
       ->check(positive());
   command->add_option("--iters", settings->inference.iterations, "timed inferences (ONNX model)")
       ->check(positive());
-  command->add_option("--warmup", settings->inference.warmup,
-                      "untimed inferences before them (ONNX model)")
+  command
+      ->add_option("--warmup", settings->inference.warmup,
+                   "untimed inferences before them (ONNX model); with --train, the first "
+                   "steps left out of the timings (default 1)")
       ->check(non_negative());
   add_onnx_model_options(command, settings->model);
-  command->add_option("--steps", settings->steps, "training steps")->check(positive());
+  add_onnx_train_options(command, settings->train, /*save_model=*/true);
+  command
+      ->add_option("--steps", settings->steps,
+                   "training steps (ONNX model with --train: default 10)")
+      ->check(positive());
   command->add_option("--batch", settings->batch_size, "batch size")->check(positive());
   command->add_option("--n-ops", settings->n_ops, "rows in the Class and Ops tables")
       ->check(positive());
@@ -213,11 +220,22 @@ Action add_profile_command(CLI::App& app) {
       profile::check_output_path(settings->trace_path);
       profile::set_tracing(true);
     }
+    if (settings->train.train && settings->model.model_path.empty()) {
+      throw_error(ErrorKind::InvalidArgument,
+                  "--train trains an ONNX model: give the .onnx file (the built-in jobs --model "
+                  "always train)");
+    }
     if (!settings->model.model_path.empty()) {
       settings->inference.json_path = settings->json_path;
       settings->inference.trace_path = settings->trace_path;
       settings->inference.html_path = settings->html_path;
       settings->inference.min_peak = min_peak;
+      if (settings->train.train) {
+        constexpr int kDefaultOnnxSteps = 10;
+        return profile_onnx_training(settings->model, settings->train, settings->inference,
+                                     settings->steps > 0 ? settings->steps : kDefaultOnnxSteps,
+                                     report);
+      }
       return profile_onnx_model(settings->model, settings->inference, report);
     }
     // The built-in jobs run on the same libraries: --threads holds them to one core too.
