@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "erf_float.h"
 #include "simd_wide.h"
 
 namespace tscope::ops::detail {
@@ -35,6 +36,15 @@ inline VF select_nonnegative(VF x, VF a, VF b) {
 }
 inline VD select_nonnegative(VD x, VD a, VD b) {
   return _mm256_blendv_pd(b, a, _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_GE_OQ));
+}
+inline VF abs_v(VF x) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x); }
+inline VF min(VF a, VF b) { return _mm256_min_ps(a, b); }
+inline VF fma(VF a, VF b, VF c) { return _mm256_fmadd_ps(a, b, c); }
+inline VF copy_sign(VF magnitude, VF sign) {
+  return _mm256_or_ps(magnitude, _mm256_and_ps(sign, _mm256_set1_ps(-0.0f)));
+}
+inline VF select_below(VF x, VF bound, VF a, VF b) {
+  return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, bound, _CMP_NGE_UQ));
 }
 inline VF sqrt_v(VF x) { return _mm256_sqrt_ps(x); }
 inline VD sqrt_v(VD x) { return _mm256_sqrt_pd(x); }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "erf_float.h"
 #include "simd_wide.h"
 
 namespace tscope::ops::detail {
@@ -35,6 +36,15 @@ inline VF select_nonnegative(VF x, VF a, VF b) {
 }
 inline VD select_nonnegative(VD x, VD a, VD b) {
   return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_GE_OQ), b, a);
+}
+inline VF abs_v(VF x) { return _mm512_andnot_ps(_mm512_set1_ps(-0.0f), x); }
+inline VF min(VF a, VF b) { return _mm512_min_ps(a, b); }
+inline VF fma(VF a, VF b, VF c) { return _mm512_fmadd_ps(a, b, c); }
+inline VF copy_sign(VF magnitude, VF sign) {
+  return _mm512_or_ps(magnitude, _mm512_and_ps(sign, _mm512_set1_ps(-0.0f)));
+}
+inline VF select_below(VF x, VF bound, VF a, VF b) {
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, bound, _CMP_NGE_UQ), b, a);
 }
 inline VF sqrt_v(VF x) { return _mm512_sqrt_ps(x); }
 inline VD sqrt_v(VD x) { return _mm512_sqrt_pd(x); }
