@@ -30,7 +30,8 @@ using detail::ConvLayout;
 using detail::LayoutPlan;
 using detail::ValueLayout;
 
-// `w` (O, C, kh, kw) as (out_channels, channels, kh, kw) with zeros in the added rows and columns.
+// `w` (O, C / groups, kh, kw) as (out_channels, channels, kh, kw) with zeros in the added rows and
+// columns; `channels` counts a group's input channels (1 for a depthwise convolution).
 Tensor zero_padded_weights(const Tensor& w, std::int64_t out_channels, std::int64_t channels) {
   const Dims& d = w.shape();
   Tensor padded = Tensor::zeros(DType::Float32, {out_channels, channels, d[2], d[3]});
@@ -151,19 +152,21 @@ class Materialiser {
     const Variable& x = conv.input(0);
     const Variable& w = conv.input(1);
     const Provenance& provenance = conv.provenance();
+    Attrs conv_attrs = conv.attrs();
+    conv_attrs.set("groups", layout.groups);
     const Attrs attrs_base =
-        blocked_conv_attrs(conv.attrs(), layout.weights, layout.channels, layout.out_channels);
+        blocked_conv_attrs(conv_attrs, layout.weights, layout.channels, layout.out_channels);
     if (layout.weights == kPlainConvLayout) {
       const auto plain_conv =
           ApplyNode::create(op_def("BlockedConv"), {x, w}, attrs_base, provenance);
       graph_.replace(conv.output(0), plain_conv->output(0));
       return;
     }
-    const std::int64_t groups = conv.attrs().get_int("groups");
+    const std::int64_t groups = layout.groups;
     Variable weights = w;
     if (layout.out_channels != w.type().dims[0] || layout.channels != w.type().dims[1] * groups) {
       weights = make_constant(
-          zero_padded_weights(w.constant_value(), layout.out_channels, layout.channels),
+          zero_padded_weights(w.constant_value(), layout.out_channels, layout.channels / groups),
           w.name() + "_padded", std::source_location::current());
     }
     const auto packed = ApplyNode::create(

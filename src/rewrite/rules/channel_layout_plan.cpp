@@ -2,8 +2,9 @@
 // Layout assignment for use_channel_blocks: one walk in topological order that only reads the
 // graph. A convolution that can run blocked starts a blocked value; pools and elementwise ops whose
 // data inputs all have blocked values continue it, and so does a convolution's bias add.
-// A convolution (groups 1) whose channels fit no block runs blocked on zero-padded channels when
-// padding costs at most half again (24 -> 32 on 16-channel blocks). Otherwise, a convolution that
+// A convolution (groups 1, or depthwise) whose channels fit no block runs blocked on zero-padded
+// channels when padding costs at most half again (24 -> 32 on 16-channel blocks); a padded
+// depthwise convolution has one group per padded channel. Otherwise, a convolution (groups 1) that
 // fits no block but has a bias add runs as a plain BlockedConv (layout "oihw"), to fuse the bias.
 // Blocked and plain broadcasting agree on every axis but the channel axis, so an elementwise op
 // runs blocked only when its data inputs share one static channel count and its other inputs are
@@ -92,7 +93,26 @@ class LayoutAssigner {
       if (bias && bias->kind() != VariableKind::Constant) return std::nullopt;
     }
     const bool reads_blocked = input_runs_blocked(*layout);
-    return ConvLayout{std::move(*layout), *in, *out, reads_blocked};
+    return ConvLayout{std::move(*layout), *in, *out, reads_blocked, 1};
+  }
+
+  // How a depthwise convolution (groups = channels = out_channels) that fits no block runs on
+  // padded channels, one group per padded channel, or nullopt when it cannot: its input must be a
+  // blocked value with that padding, and a bias add needs a constant bias to pad. The padded
+  // groups see zero weights (and a zero bias), so the padded output channels are zeros whatever
+  // finite values the padded input channels hold. oneDNN's blocked depthwise kernels take one
+  // output channel per group only, so a channel multiplier stays plain.
+  [[nodiscard]] std::optional<ConvLayout> padded_depthwise_conv(const ApplyNode& conv,
+                                                                std::int64_t channels) const {
+    const std::optional<std::int64_t> padded = padded_count(channels);
+    const ValueLayout* input = plan_.blocked_layout(conv.input(0));
+    if (!padded || input == nullptr || input->stored_channels != *padded) return std::nullopt;
+    std::optional<std::string> layout =
+        blocked_weight_layout(*padded, *padded, *padded, plan_.block);
+    if (!layout) return std::nullopt;
+    const std::optional<Variable> bias = bias_after(conv.output(0), channels);
+    if (bias && bias->kind() != VariableKind::Constant) return std::nullopt;
+    return ConvLayout{std::move(*layout), *padded, *padded, true, *padded};
   }
 
   void assign_conv(const ApplyNode& conv) {
@@ -111,9 +131,11 @@ class LayoutAssigner {
     if (std::optional<std::string> weights =
             blocked_weight_layout(channels, out_channels, groups, plan_.block)) {
       const bool reads_blocked = input_runs_blocked(*weights);
-      layout = ConvLayout{std::move(*weights), channels, out_channels, reads_blocked};
+      layout = ConvLayout{std::move(*weights), channels, out_channels, reads_blocked, groups};
     } else if (groups == 1) {
       layout = padded_conv(conv, channels, out_channels);
+    } else if (groups == channels && groups == out_channels) {
+      layout = padded_depthwise_conv(conv, channels);
     }
     if (!layout) {
       // It stays on plain data but still takes its bias add (oneDNN's bias argument), which saves
@@ -121,8 +143,8 @@ class LayoutAssigner {
       // eltwise and binary post-ops in a slow generic loop, which costs far more than the separate
       // pass it would save.
       if (groups == 1 && bias_after(conv.output(0), out_channels)) {
-        plan_.convs.emplace(&conv,
-                            ConvLayout{std::string(kPlainConvLayout), channels, out_channels, false});
+        plan_.convs.emplace(
+            &conv, ConvLayout{std::string(kPlainConvLayout), channels, out_channels, false, 1});
       }
       return;
     }

@@ -33,6 +33,9 @@ struct ConvLayout {
   std::int64_t channels = 0;
   std::int64_t out_channels = 0;
   bool reads_blocked_input = false;  ///< input_runs_blocked(weights)
+  /// The group count it runs with: the Conv's, except for a depthwise convolution on padded
+  /// channels, whose padded channels are groups too.
+  std::int64_t groups = 1;
 };
 
 struct LayoutPlan {

@@ -373,6 +373,91 @@ TEST(ChannelBlocks, NarrowConvolutionsRunOnZeroPaddedChannels) {
   EXPECT_FALSE(op_counts(eight).contains("Subtensor"));
 }
 
+// MobileNet-v3's inverted residual on channel counts that may fit no block: a 1x1 expansion with
+// bias and HardSwish, a depthwise convolution (3x3 or 5x5, stride 1 or 2) with bias and ReLU, a
+// skip connection's add at stride 1, and a 1x1 projection. Where rounding the channels up to the
+// block adds at most half, the depthwise convolution runs blocked on the padded channels (one group
+// per padded channel, zero weights and bias in the padded ones), reading its input straight from
+// the padded expansion; otherwise it stays a plain Conv. Both match the plain graph.
+TEST(ChannelBlocks, DepthwiseConvolutionsRunOnZeroPaddedChannels) {
+  const auto hardswish = [](const Variable& v) {
+    return v * clip(v * (1.0 / 6.0) + 0.5, 0.0, 1.0);
+  };
+  std::uint64_t seed = 20;
+  for (const std::int64_t block : {8, 16}) {
+    for (const std::int64_t channels : {8, 12, 20, 72, 120}) {
+      for (const std::int64_t stride : {1, 2}) {
+        const std::int64_t kernel = stride == 1 ? 3 : 5;
+        SCOPED_TRACE(::testing::Message()
+                     << "block " << block << ", " << channels << " channels, stride " << stride);
+        Variable x = tensor4(DType::Float32, "x");
+        Variable expanded = hardswish(
+            with_bias(conv2d(x, conv_weights(channels, 16, 1, seed++)), channels, seed++));
+        Variable depthwise =
+            relu(with_bias(conv2d(expanded, conv_weights(channels, 1, kernel, seed++),
+                                  {.strides = {stride, stride},
+                                   .padding = Padding::symmetric({kernel / 2, kernel / 2}),
+                                   .groups = channels}),
+                           channels, seed++));
+        if (stride == 1) depthwise = depthwise + expanded;
+        Variable out =
+            with_bias(conv2d(depthwise, conv_weights(16, channels, 1, seed++)), 16, seed++);
+
+        Function blocked = compile({x}, {out, depthwise}, true, block);
+        Function plain = compile({x}, {out, depthwise}, false);
+        const std::int64_t padded = (channels + block - 1) / block * block;
+        const bool runs_blocked = 2 * padded <= 3 * channels;
+        const ApplyNode* dw_conv = nullptr;
+        for (const ApplyNode* node : blocked.graph().toposort()) {
+          if (node->op().name == "BlockedConv" && node->attrs().get_int("groups") != 1)
+            dw_conv = node;
+        }
+        const std::map<std::string, int> counts = op_counts(blocked);
+        if (runs_blocked) {
+          ASSERT_NE(dw_conv, nullptr);
+          EXPECT_FALSE(counts.contains("Conv"));
+          EXPECT_EQ(dw_conv->attrs().get_string("layout"), "Goihw" + std::to_string(block) + "g");
+          EXPECT_EQ(dw_conv->attrs().get_int("channels"), padded);
+          EXPECT_EQ(dw_conv->attrs().get_int("out_channels"), padded);
+          EXPECT_EQ(dw_conv->attrs().get_int("groups"), padded);
+          EXPECT_TRUE(dw_conv->attrs().get_bool("has_bias"));
+          const std::string printed =
+              "groups=" + std::to_string(padded) + ",nChw" + std::to_string(block) + "c,bias";
+          EXPECT_NE(dw_conv->op_string().find(printed), std::string::npos) << dw_conv->op_string();
+          // Only the input enters the layout; only the two graph outputs leave it.
+          EXPECT_EQ(counts.at("ToChannelBlocks"), 1);
+          EXPECT_EQ(counts.at("FromChannelBlocks"), 2);
+          EXPECT_EQ(counts.contains("Subtensor") ? counts.at("Subtensor") : 0,
+                    padded != channels ? 1 : 0);
+        } else {
+          EXPECT_EQ(dw_conv, nullptr);
+          EXPECT_EQ(counts.at("Conv"), 1);
+        }
+        for (const std::int64_t side : {9, 10}) {
+          expect_same_results(blocked, plain,
+                              {random_tensor(DType::Float32, {2, 16, side, side + 3}, seed++)},
+                              1e-4);
+        }
+      }
+    }
+  }
+}
+
+// A depthwise convolution with a channel multiplier (groups = C, O = 2 C) has no blocked kernel in
+// oneDNN; it stays a plain Conv whether or not its channels fit the block.
+TEST(ChannelBlocks, DepthwiseChannelMultiplierStaysPlain) {
+  for (const std::int64_t channels : {12, 16}) {
+    Variable x = tensor4(DType::Float32, "x");
+    Variable expanded = with_bias(conv2d(x, conv_weights(channels, 16, 1, 1)), channels, 2);
+    Variable y = conv2d(expanded, conv_weights(2 * channels, 1, 3, 3),
+                        {.padding = Padding::symmetric({1, 1}), .groups = channels});
+    Function blocked = compile({x}, {y}, true, 16);
+    Function plain = compile({x}, {y}, false);
+    EXPECT_EQ(op_counts(blocked).at("Conv"), 1);
+    expect_same_results(blocked, plain, {random_tensor(DType::Float32, {2, 16, 7, 6}, 4)}, 1e-4);
+  }
+}
+
 TEST(ChannelBlocks, TheDefaultBlockIsTheCpusPreferred) {
   Variable x = tensor4(DType::Float32, "x");
   Variable y = conv2d(x, conv_weights(32, 32, 3, 1));
