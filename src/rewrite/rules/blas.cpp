@@ -3,7 +3,10 @@
 // (a Linear layer on 3-D activations: exporters write MatMul + Add, which import as a Dot22 of
 // the flattened rows, a reshape back, and the bias add). All are exact: Gemm with alpha = beta =
 // 1 computes the same sum, and the add must not broadcast the product itself (which Gemm's
-// output shape could not express).
+// output shape could not express). A transposed product, (x . y)^T, becomes y^T . x^T: the
+// gemm reads transposed operands in place, while the transposed result would be a strided view
+// that every elementwise reader walks column by column (the weight gradient of a layer that
+// multiplies by W^T, as ONNX Gemm's transB writes it, feeds SGD's update this way).
 #include "tscope/graph/provenance.h"
 #include "tscope/ops/registry.h"
 #include "tscope/ops/shape.h"
@@ -20,6 +23,23 @@ Replacements dot_to_dot22(const FunctionGraph&, ApplyNode& node) {
   const Variable& y = node.input(1);
   if (x.rank() != 2 || y.rank() != 2 || x.dtype() != y.dtype() || !is_float(x.dtype())) return {};
   return {ApplyNode::create(dot22, node.inputs(), {}, node.provenance())->output(0)};
+}
+
+bool is_matrix_transpose(const ApplyNode& node) {
+  const std::vector<std::int64_t>& pattern = node.attrs().get_ints("pattern");
+  return pattern.size() == 2 && pattern[0] == 1 && pattern[1] == 0;
+}
+
+Replacements transpose_through_dot22(const FunctionGraph& graph, ApplyNode& node) {
+  static const OpDef& dot22 = op_def("Dot22");
+  if (!is_matrix_transpose(node)) return {};
+  const Variable& product = node.input(0);
+  const ApplyNode* producer = producer_of(product, dot22);
+  if (producer == nullptr || !read_once(graph, product)) return {};
+  const ProvenanceScope scope(node.provenance(), /*forced=*/true);
+  return {ApplyNode::create(dot22, {transpose(producer->input(1)), transpose(producer->input(0))},
+                            {}, producer->provenance())
+              ->output(0)};
 }
 
 // True when adding `term` to `product` (a 2-D Dot22 output) gives a result of the product's
@@ -102,7 +122,8 @@ Replacements gemm_through_row_split(const FunctionGraph& graph, ApplyNode& node)
 std::vector<LocalRule> blas_rules() {
   return {{"dot_to_dot22", {&op_def("Dot")}, dot_to_dot22},
           {"gemm_from_dot22_add", {&op_def("Add")}, gemm_from_dot22_add},
-          {"gemm_through_row_split", {&op_def("Add")}, gemm_through_row_split}};
+          {"gemm_through_row_split", {&op_def("Add")}, gemm_through_row_split},
+          {"transpose_through_dot22", {&op_def("DimShuffle")}, transpose_through_dot22}};
 }
 
 }  // namespace tscope::rewrite

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // gemm_through_row_split: a product of flattened rows, reshaped back and plus a bias row (a
 // Linear layer on 3-D activations, as exported models write it), becomes a Gemm under the
-// reshape with the same values; adds that broadcast otherwise stay adds.
+// reshape with the same values; adds that broadcast otherwise stay adds. transpose_through_dot22:
+// a transposed product becomes the product of the transposed operands, so that its readers get
+// a contiguous matrix.
 #include <map>
 #include <string>
 
@@ -55,6 +57,43 @@ TEST(GemmThroughRowSplit, OtherAddsStay) {
   const Variable regrouped = reshape(dot(flat, w), {2, 30});
   const Variable row = constant(testing::random_tensor(DType::Float32, {30}, 5), "b");
   EXPECT_EQ(op_counts(compile({x}, regrouped + row, true)).count("Gemm"), 0u);
+}
+
+// Whether some DimShuffle of the function's graph reads a Dot22's output.
+bool transposes_a_product(const Function& f) {
+  for (const ApplyNode* node : f.graph().toposort()) {
+    if (node->op().name != "DimShuffle") continue;
+    const ApplyNode* producer = node->input(0).owner();
+    if (producer != nullptr && producer->op().name == "Dot22") return true;
+  }
+  return false;
+}
+
+TEST(TransposeThroughDot22, TransposedProductBecomesProductOfTransposes) {
+  // A weight gradient as the backward pass of x . W^T writes it, read by an SGD-like update.
+  const Variable x = tensor(DType::Float32, {7, 5}, "x");
+  const Variable g = tensor(DType::Float32, {7, 3}, "g");
+  const Variable w = tensor(DType::Float32, {3, 5}, "w");
+  const Variable y = w - transpose(dot(transpose(x), g)) * 0.5;
+  FunctionOptions with_rule, without_rule;
+  without_rule.excluded_rewrites = {"transpose_through_dot22"};
+  Function rewritten = function({x, g, w}, {y}, {}, with_rule);
+  Function plain = function({x, g, w}, {y}, {}, without_rule);
+  EXPECT_FALSE(transposes_a_product(rewritten));
+  EXPECT_TRUE(transposes_a_product(plain));
+  const std::vector<Tensor> values = {testing::random_tensor(DType::Float32, {7, 5}, 1),
+                                      testing::random_tensor(DType::Float32, {7, 3}, 2),
+                                      testing::random_tensor(DType::Float32, {3, 5}, 3)};
+  EXPECT_TRUE(testing::all_close(rewritten(values)[0], plain(values)[0], 1e-5, 1e-6));
+}
+
+TEST(TransposeThroughDot22, ProductReadTwiceStays) {
+  const Variable x = tensor(DType::Float32, {4, 6}, "x");
+  const Variable z = tensor(DType::Float32, {6, 4}, "z");
+  const Variable product = dot(x, z);
+  Function f = function({x, z}, {transpose(product) + 1.0, product}, {});
+  EXPECT_TRUE(transposes_a_product(f));
+  EXPECT_EQ(testing::op_counts(f).at("Dot22"), 1);
 }
 
 }  // namespace
