@@ -50,6 +50,8 @@ TEST(OptimizerProfile, CompileRecordCarriesEveryRewrite) {
       {"gemm_from_dot22_add", 2000, 2, 1, 1, 2},
       // The other add, of two exps, has no reshaped product to take.
       {"gemm_through_row_split", 1000, 1, 0, 0, 0},
+      // No DimShuffle: the transpose rule is never tried.
+      {"transpose_through_dot22", 0, 0, 0, 0, 0},
       // No convolution: the kernel rule is never tried.
       {"crop_idle_kernel_taps", 0, 0, 0, 0, 0},
       {"use_channel_blocks", 1000, 3, 0, 0, 0},
