@@ -56,7 +56,14 @@ TEST_P(NnetOps, FastKernelsMatchReference) {
 std::vector<NnetCase> nnet_cases() {
   std::vector<NnetCase> cases;
   const std::vector<std::pair<Dims, std::string>> shapes = {
-      {{5, 3}, "5x3"}, {{1, 7}, "batch1"}, {{4, 1}, "one_class"}, {{2, 3, 5}, "rank3"}, {{6}, "vector"}};
+      {{5, 3}, "5x3"},
+      {{1, 7}, "batch1"},
+      {{4, 1}, "one_class"},
+      {{2, 3, 5}, "rank3"},
+      {{6}, "vector"},
+      // Rows long enough for the vector exp and its tail, and enough of them to run in parallel.
+      {{64, 1001}, "long_rows"},
+      {{1500, 37}, "many_rows"}};
   for (const auto& [shape, shape_name] : shapes) {
     for (DType dtype : {DType::Float32, DType::Float64}) {
       for (bool strided : {false, true}) {
