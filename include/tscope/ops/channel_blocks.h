@@ -59,7 +59,9 @@ inline constexpr std::array<std::int64_t, 2> kChannelBlockSizes{8, 16};
 /// `out_channels` a multiple of B; then
 ///   - "OIhwBiBo": groups 1, channels a multiple of B (blocked input);
 ///   - "OhwiBo":   groups 1, channels below B (plain input: a first layer on RGB images);
-///   - "GoihwBg":  depthwise, groups = channels = out_channels (blocked input).
+///   - "GoihwBg":  depthwise, groups = channels = out_channels (blocked input);
+///   - "gOIhwBiBo": grouped, each group's input and output channels multiples of B (blocked
+///     input).
 [[nodiscard]] std::optional<std::string> blocked_weight_layout(std::int64_t channels,
                                                                std::int64_t out_channels,
                                                                std::int64_t groups,

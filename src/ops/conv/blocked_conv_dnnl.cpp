@@ -83,7 +83,7 @@ std::optional<BuiltCall> build_call(const ConvGeometry& g, WeightLayout layout,
                                     const ConvEpilogue& epilogue, bool winograd) {
   const dnnl::memory::desc x_md =
       dnnl_image_desc(g.input_shape(), reads_blocked_input(layout) ? layout.block : 0);
-  const dnnl::memory::desc packed_md = dnnl_weight_desc(layout, g.weight_shape(), true);
+  const dnnl::memory::desc packed_md = dnnl_weight_desc(layout, g.weight_shape(), g.groups, true);
   const dnnl::memory::desc w_md =
       winograd ? dnnl::memory::desc(packed_md.dims(), dnnl::memory::data_type::f32,
                                     dnnl::memory::format_tag::any)
@@ -114,7 +114,7 @@ std::optional<BuiltCall> build_call(const ConvGeometry& g, WeightLayout layout,
     if (winograd) {
       WinogradWeights weights;
       weights.packed_desc = packed_md;
-      weights.plain_desc = dnnl_weight_desc(layout, g.weight_shape(), false);
+      weights.plain_desc = dnnl_weight_desc(layout, g.weight_shape(), g.groups, false);
       weights.transformed = dnnl::memory(pd.weights_desc(), dnnl_engine());
       call.args.emplace(DNNL_ARG_WEIGHTS, weights.transformed);
       built.winograd = std::move(weights);

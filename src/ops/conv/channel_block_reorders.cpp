@@ -136,8 +136,9 @@ void pack_dnnl(KernelContext& ctx) {
   PackState& state = pack_state(ctx);
   const Tensor w = ctx.input(0).contiguous();
   Tensor& y = allocate_packed(ctx, state);
-  detail::run_dnnl_reorder(state.reorder, detail::dnnl_weight_desc(state.layout, w.shape(), false),
-                           detail::dnnl_weight_desc(state.layout, w.shape(), true), w, y);
+  detail::run_dnnl_reorder(
+      state.reorder, detail::dnnl_weight_desc(state.layout, w.shape(), state.groups, false),
+      detail::dnnl_weight_desc(state.layout, w.shape(), state.groups, true), w, y);
 }
 
 bool float32_input(std::span<const Variable> inputs, const Attrs&) {

@@ -14,7 +14,9 @@
 
 namespace tscope::ops::detail {
 namespace {
-// The flat packed index of w[o, c, h, w] (c within the group for depthwise, always 0).
+// The flat packed index of w[o, c, h, w] (c within the group: always 0 for depthwise). Grouped
+// weights are OIhwBiBo per group; as each group's O/G is a multiple of the block, that is
+// OIhwBiBo of the whole (O, C/G, kh, kw) tensor.
 std::int64_t packed_index(WeightLayout layout, const Dims& plain, std::int64_t o, std::int64_t c,
                           std::int64_t h, std::int64_t w) {
   const std::int64_t b = layout.block;
@@ -23,7 +25,8 @@ std::int64_t packed_index(WeightLayout layout, const Dims& plain, std::int64_t o
   const std::int64_t kw = plain[3];
   switch (layout.kind) {
     case WeightKind::Plain: return ((o * channels + c) * kh + h) * kw + w;
-    case WeightKind::BlockedInOut: {
+    case WeightKind::BlockedInOut:
+    case WeightKind::Grouped: {
       const std::int64_t cb_count = channels / b;
       return ((((o / b) * cb_count + c / b) * kh + h) * kw + w) * b * b + (c % b) * b + o % b;
     }
@@ -76,8 +79,8 @@ WeightLayout weight_layout_from(const std::string& name, std::string_view label)
     std::vector<std::pair<std::string, WeightLayout>> named{
         {std::string(kPlainConvLayout), {WeightKind::Plain, 0}}};
     for (std::int64_t block : kChannelBlockSizes) {
-      for (WeightKind kind :
-           {WeightKind::BlockedInOut, WeightKind::BlockedOut, WeightKind::Depthwise}) {
+      for (WeightKind kind : {WeightKind::BlockedInOut, WeightKind::BlockedOut,
+                              WeightKind::Depthwise, WeightKind::Grouped}) {
         named.emplace_back(weight_layout_name({kind, block}), WeightLayout{kind, block});
       }
     }
@@ -87,8 +90,8 @@ WeightLayout weight_layout_from(const std::string& name, std::string_view label)
     if (name == layout_name) return layout;
   }
   throw_error(ErrorKind::InvalidArgument,
-              "{}: unknown weight layout '{}' (OIhwBiBo, OhwiBo or GoihwBg for a block B of 8 or "
-              "16, or oihw)",
+              "{}: unknown weight layout '{}' (OIhwBiBo, OhwiBo, GoihwBg or gOIhwBiBo for a block "
+              "B of 8 or 16, or oihw)",
               label, name);
 }
 
@@ -98,6 +101,8 @@ std::string weight_layout_name(WeightLayout layout) {
     case WeightKind::Plain: return std::string(kPlainConvLayout);
     case WeightKind::BlockedInOut: return fmt::format("OIhw{}i{}o", b, b);
     case WeightKind::BlockedOut: return fmt::format("Ohwi{}o", b);
+    case WeightKind::Grouped:
+      return fmt::format("gOIhw{}i{}o", b, b);
     case WeightKind::Depthwise: break;
   }
   return fmt::format("Goihw{}g", b);
@@ -110,6 +115,8 @@ dnnl::memory::format_tag weight_format_tag(WeightLayout layout) {
     case WeightKind::Plain: return tag::oihw;
     case WeightKind::BlockedInOut: return wide ? tag::OIhw16i16o : tag::OIhw8i8o;
     case WeightKind::BlockedOut: return wide ? tag::Ohwi16o : tag::Ohwi8o;
+    case WeightKind::Grouped:
+      return wide ? tag::gOIhw16i16o : tag::gOIhw8i8o;
     case WeightKind::Depthwise: break;
   }
   return wide ? tag::Goihw16g : tag::Goihw8g;
@@ -182,6 +189,12 @@ Dims packed_weight_shape(WeightLayout layout, const Dims& w, std::int64_t groups
     case WeightKind::BlockedOut:
       if (groups != 1) fail("needs groups 1");
       return Dims{w[0] / b, w[2], w[3], w[1], b};
+    case WeightKind::Grouped:
+      if (groups < 2 || w[0] % groups != 0 || (w[0] / groups) % b != 0 || w[1] % b != 0) {
+        fail(fmt::format("needs groups above 1 and O/G and C/G multiples of {} (groups {})", b,
+                         groups));
+      }
+      return Dims{groups, w[0] / groups / b, w[1] / b, w[2], w[3], b, b};
     case WeightKind::Depthwise: break;
   }
   if (w[1] != 1 || groups != w[0]) fail("depthwise weights are (C, 1, kh, kw) with groups C");
@@ -194,6 +207,8 @@ Dims unpacked_weight_shape(WeightLayout layout, const Dims& packed, std::int64_t
     case WeightKind::Plain: return packed;
     case WeightKind::BlockedInOut: return Dims{packed[0] * b, packed[1] * b, packed[2], packed[3]};
     case WeightKind::BlockedOut: return Dims{packed[0] * b, channels, packed[1], packed[2]};
+    case WeightKind::Grouped:
+      return Dims{packed[0] * packed[1] * b, packed[2] * b, packed[3], packed[4]};
     case WeightKind::Depthwise: break;
   }
   return Dims{packed[0] * b, 1, packed[1], packed[2]};
@@ -244,9 +259,18 @@ dnnl::memory::desc dnnl_image_desc(const Dims& plain_shape, std::int64_t block) 
                                         : dnnl::memory::format_tag::nChw8c);
 }
 
-dnnl::memory::desc dnnl_weight_desc(WeightLayout layout, const Dims& plain_shape, bool packed) {
+dnnl::memory::desc dnnl_weight_desc(WeightLayout layout,
+                                    const Dims& plain_shape,
+                                    std::int64_t groups,
+                                    bool packed) {
   using tag = dnnl::memory::format_tag;
   dnnl::memory::dims dims(plain_shape.begin(), plain_shape.end());
+  if (layout.kind == WeightKind::Grouped) {
+    // (G, O/G, C/G, kh, kw): the same bytes as OIHW (O, C/G, kh, kw).
+    dims = {groups, plain_shape[0] / groups, plain_shape[1], plain_shape[2], plain_shape[3]};
+    return dnnl::memory::desc(dims, dnnl::memory::data_type::f32,
+                              packed ? weight_format_tag(layout) : tag::goihw);
+  }
   if (layout.kind == WeightKind::Depthwise) {
     // (G, O/G = 1, C/G = 1, kh, kw): the same bytes as OIHW (C, 1, kh, kw).
     dims = {plain_shape[0], 1, 1, plain_shape[2], plain_shape[3]};
@@ -355,6 +379,10 @@ std::optional<std::string> blocked_weight_layout(std::int64_t channels, std::int
   }
   if (groups == channels && groups == out_channels && channels % block == 0) {
     return named(WeightKind::Depthwise);
+  }
+  if (groups > 1 && channels % groups == 0 && out_channels % groups == 0 &&
+      (channels / groups) % block == 0 && (out_channels / groups) % block == 0) {
+    return named(WeightKind::Grouped);
   }
   return std::nullopt;
 }

@@ -8,6 +8,8 @@
 //   OIhw8i8o  (O/8, C/8, kh, kw, 8, 8)  w[ob*8+o, cb*8+i, h, w]   (groups 1, blocked input)
 //   Ohwi8o    (O/8, kh, kw, C, 8)       w[ob*8+o, c, h, w]        (groups 1, plain input, C < 8)
 //   Goihw8g   (G/8, kh, kw, 8)          w[gb*8+g, 0, h, w]        (depthwise: groups = C = O)
+//   gOIhw8i8o (G, O/G/8, C/G/8, kh, kw, 8, 8)                      (grouped: C/G, O/G multiples
+//             w[g*O/G + ob*8+o, cb*8+i, h, w]                        of 8; OIhw8i8o per group)
 #pragma once
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -26,9 +28,10 @@
 namespace tscope::ops::detail {
 
 /// How packed weights are arranged: blocks of inputs and outputs (OIhwBiBo), blocks of outputs
-/// over plain inputs (OhwiBo), blocks of depthwise groups (GoihwBg), or not at all ("oihw", block
-/// 0: a BlockedConv on plain data, groups 1, which still fuses its bias, residual and clamp).
-enum class WeightKind { BlockedInOut, BlockedOut, Depthwise, Plain };
+/// over plain inputs (OhwiBo), blocks of depthwise groups (GoihwBg), blocks of inputs and outputs
+/// within each group (gOIhwBiBo), or not at all ("oihw", block 0: a BlockedConv on plain data,
+/// groups 1, which still fuses its bias, residual and clamp).
+enum class WeightKind { BlockedInOut, BlockedOut, Depthwise, Grouped, Plain };
 
 /// A packed weight layout: its kind and its block.
 struct WeightLayout {
@@ -77,8 +80,11 @@ void pack_weights_into(WeightLayout layout, const Tensor& w, Tensor& out);
 /// oneDNN descriptors of logical (N, C, H, W) data stored plain (nchw, block 0) or blocked
 /// (nChw8c, nChw16c).
 [[nodiscard]] dnnl::memory::desc dnnl_image_desc(const Dims& plain_shape, std::int64_t block);
-/// The descriptor of OIHW weights in `layout` (depthwise as (G, 1, 1, kh, kw)), plain or packed.
-[[nodiscard]] dnnl::memory::desc dnnl_weight_desc(WeightLayout layout, const Dims& plain_shape,
+/// The descriptor of OIHW weights in `layout` for a convolution with `groups` (depthwise and
+/// grouped as (G, O/G, C/G, kh, kw)), plain or packed.
+[[nodiscard]] dnnl::memory::desc dnnl_weight_desc(WeightLayout layout,
+                                                  const Dims& plain_shape,
+                                                  std::int64_t groups,
                                                   bool packed);
 
 /// Runs the reference kernel of op `op_name` on `inputs` with `attrs`, under `outer`'s node (for

@@ -80,7 +80,9 @@ TEST(ChannelBlockReorders, PackedWeightsMatchOneDnnFormatTags) {
                                    {"Goihw8g", {24, 1, 3, 3}, 24, {3, 3, 3, 8}},
                                    {"OIhw16i16o", {32, 16, 3, 3}, 1, {2, 1, 3, 3, 16, 16}},
                                    {"Ohwi16o", {16, 3, 7, 7}, 1, {1, 7, 7, 3, 16}},
-                                   {"Goihw16g", {32, 1, 3, 3}, 32, {2, 3, 3, 16}}};
+                                   {"Goihw16g", {32, 1, 3, 3}, 32, {2, 3, 3, 16}},
+                                   {"gOIhw8i8o", {32, 8, 3, 3}, 4, {4, 1, 1, 3, 3, 8, 8}},
+                                   {"gOIhw16i16o", {64, 16, 3, 3}, 2, {2, 2, 1, 3, 3, 16, 16}}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.layout);
     Variable w = tensor(DType::Float32, c.w, "w");  // packing needs static weight shapes
@@ -115,14 +117,19 @@ TEST(ChannelBlockHelpers, WeightLayoutFollowsChannelsAndGroups) {
   EXPECT_EQ(blocked_weight_layout(12, 16, 1, 8), std::nullopt);   // C neither < 8 nor a multiple
   EXPECT_EQ(blocked_weight_layout(16, 12, 1, 8), std::nullopt);   // O not a multiple of 8
   EXPECT_EQ(blocked_weight_layout(12, 12, 12, 8), std::nullopt);  // depthwise, C not a multiple
-  EXPECT_EQ(blocked_weight_layout(32, 64, 32, 8), std::nullopt);  // grouped, not depthwise
-  EXPECT_EQ(blocked_weight_layout(64, 64, 4, 8), std::nullopt);
+  EXPECT_EQ(blocked_weight_layout(32, 64, 32, 8), std::nullopt);  // grouped, C/G = 1
+  EXPECT_EQ(blocked_weight_layout(64, 64, 4, 8), "gOIhw8i8o");    // 16 channels per group
+  EXPECT_EQ(blocked_weight_layout(64, 64, 16, 8), std::nullopt);  // 4 channels per group
+  EXPECT_EQ(blocked_weight_layout(64, 96, 4, 8), "gOIhw8i8o");    // 16 in, 24 out per group
   EXPECT_EQ(blocked_weight_layout(3, 3, 3, 8), std::nullopt);
   // Blocks of 16: MobileNet-v2's 24 channels do not fit, a 12-channel input now reads plain.
   EXPECT_EQ(blocked_weight_layout(64, 128, 1, 16), "OIhw16i16o");
   EXPECT_EQ(blocked_weight_layout(12, 16, 1, 16), "Ohwi16o");
   EXPECT_EQ(blocked_weight_layout(144, 144, 144, 16), "Goihw16g");
   EXPECT_EQ(blocked_weight_layout(24, 24, 24, 16), std::nullopt);
+  EXPECT_EQ(blocked_weight_layout(400, 400, 25, 16), "gOIhw16i16o");  // RegNet's group width 16
+  EXPECT_EQ(blocked_weight_layout(64, 64, 8, 16), std::nullopt);      // 8 channels per group
+  EXPECT_EQ(blocked_weight_layout(64, 96, 4, 16), std::nullopt);      // 24 out per group
   EXPECT_EQ(blocked_weight_layout(32, 24, 1, 16), std::nullopt);
   EXPECT_EQ(blocked_weight_layout(24, 32, 1, 16), std::nullopt);
   EXPECT_TRUE(throws_naming([] { (void)blocked_weight_layout(64, 64, 1, 4); },
@@ -130,6 +137,7 @@ TEST(ChannelBlockHelpers, WeightLayoutFollowsChannelsAndGroups) {
   EXPECT_TRUE(preferred_channel_block() == 8 || preferred_channel_block() == 16);
   EXPECT_TRUE(input_runs_blocked("OIhw8i8o"));
   EXPECT_TRUE(input_runs_blocked("Goihw8g"));
+  EXPECT_TRUE(input_runs_blocked("gOIhw16i16o"));
   EXPECT_FALSE(input_runs_blocked("Ohwi8o"));
   EXPECT_TRUE(input_runs_blocked("OIhw16i16o"));
   EXPECT_FALSE(input_runs_blocked("Ohwi16o"));
@@ -279,6 +287,21 @@ TEST(BlockedConv, MatchesConvWithBiasAndClamp) {
        0,
        kInf},
       {"stem C=12 -> 32", {1, 12, 8, 9}, {32, 12, 3, 3}, {}, true, -kInf, kInf},
+      // Grouped: 2 groups of 16 -> 32 channels (both blocks), 4 groups of 8 -> 8 (block 8).
+      {"grouped 3x3 s2",
+       {2, 32, 9, 8},
+       {64, 16, 3, 3},
+       {.strides = {2, 2}, .padding = Padding::symmetric({1, 1}), .groups = 2},
+       true,
+       0,
+       kInf},
+      {"grouped 8 per group",
+       {1, 32, 7, 7},
+       {32, 8, 3, 3},
+       {.padding = Padding::symmetric({1, 1}), .groups = 4},
+       false,
+       -kInf,
+       kInf},
   };
   int blocked_cases = 0;
   for (const ConvCase& c : cases) {
@@ -299,8 +322,8 @@ TEST(BlockedConv, MatchesConvWithBiasAndClamp) {
       EXPECT_TRUE(fast_matches_reference({x, w, b}, {blocked}, values, 1e-5, 1e-5));
     }
   }
-  // Every case runs at block 8 but "stem C=12 -> 32"; nine run at block 16.
-  EXPECT_EQ(blocked_cases, 13 + 9);
+  // Every case runs at block 8 but "stem C=12 -> 32"; ten run at block 16.
+  EXPECT_EQ(blocked_cases, 15 + 10);
 }
 
 // A skip connection's add (oneDNN's binary post-op) comes after the bias and before the clamp.

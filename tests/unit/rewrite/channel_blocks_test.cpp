@@ -237,7 +237,8 @@ TEST(ChannelBlocks, LeavesWhatCannotRunBlocked) {
   // O % 8 != 0, and padding 9 to 16 channels would add more than half.
   const Variable odd_out = conv2d(x, conv_weights(9, 8, 3, 2));
   const Variable trainable = conv2d(x, w_shared);                        // weights not constant
-  const Variable grouped = conv2d(x, conv_weights(8, 4, 3, 3), {.groups = 2});  // neither
+  // 4 channels per group: no block.
+  const Variable grouped = conv2d(x, conv_weights(8, 4, 3, 3), {.groups = 2});
   Function f = compile({x}, {odd_out, trainable, grouped}, true);
   EXPECT_EQ(op_counts(f), (std::map<std::string, int>{{"Conv", 3}}));
 }
@@ -455,6 +456,49 @@ TEST(ChannelBlocks, DepthwiseChannelMultiplierStaysPlain) {
     Function plain = compile({x}, {y}, false);
     EXPECT_EQ(op_counts(blocked).at("Conv"), 1);
     expect_same_results(blocked, plain, {random_tensor(DType::Float32, {2, 16, 7, 6}, 4)}, 1e-4);
+  }
+}
+
+// RegNet's and ResNeXt's grouped 3x3 convolutions between 1x1 convolutions: with each group's
+// input and output channels a multiple of the block (16 per group), the grouped convolution runs
+// blocked (gOIhw16i16o) with its bias and ReLU fused and no reorder around it; with 4 or 8 per
+// group it stays a plain Conv between reorders. Both match the plain graph.
+TEST(ChannelBlocks, GroupedConvolutionsRunBlockedWhenEachGroupFitsTheBlock) {
+  for (const std::int64_t per_group : {16, 8, 4}) {
+    SCOPED_TRACE(::testing::Message() << per_group << " channels per group");
+    const std::int64_t channels = 64;
+    const std::int64_t groups = channels / per_group;
+    Variable x = tensor4(DType::Float32, "x");
+    Variable expanded = relu(with_bias(conv2d(x, conv_weights(channels, 16, 1, 1)), channels, 2));
+    Variable grouped = relu(with_bias(
+        conv2d(expanded, conv_weights(channels, per_group, 3, 3),
+               {.strides = {2, 2}, .padding = Padding::symmetric({1, 1}), .groups = groups}),
+        channels, 4));
+    Variable out = with_bias(conv2d(grouped, conv_weights(32, channels, 1, 5)), 32, 6);
+
+    Function blocked = compile({x}, {out}, true, 16);
+    Function plain = compile({x}, {out}, false);
+    const std::map<std::string, int> counts = op_counts(blocked);
+    const ApplyNode* grouped_conv = nullptr;
+    for (const ApplyNode* node : blocked.graph().toposort()) {
+      if (node->op().name == "BlockedConv" && node->attrs().get_int("groups") == groups) {
+        grouped_conv = node;
+      }
+    }
+    if (per_group % 16 == 0) {
+      ASSERT_NE(grouped_conv, nullptr);
+      EXPECT_EQ(grouped_conv->attrs().get_string("layout"), "gOIhw16i16o");
+      const std::string printed = "groups=" + std::to_string(groups) + ",nChw16c,bias,relu";
+      EXPECT_NE(grouped_conv->op_string().find(printed), std::string::npos)
+          << grouped_conv->op_string();
+      EXPECT_FALSE(counts.contains("Conv"));
+      EXPECT_EQ(counts.at("ToChannelBlocks"), 1);    // the input only
+      EXPECT_EQ(counts.at("FromChannelBlocks"), 1);  // the graph output only
+    } else {
+      EXPECT_EQ(grouped_conv, nullptr);
+      EXPECT_EQ(counts.at("Conv"), 1);
+    }
+    expect_same_results(blocked, plain, {random_tensor(DType::Float32, {2, 16, 9, 8}, 7)}, 1e-4);
   }
 }
 
