@@ -8,6 +8,7 @@
 ///   Variable cost = mean(softmax_cross_entropy(logits, labels));
 ///
 /// relu() lives with the elementwise builders (tscope/ops/elementwise.h).
+#include <cstdint>
 #include <source_location>
 
 #include "tscope/graph/variable.h"
@@ -27,6 +28,21 @@ Variable log_softmax(const Variable& x,
 /// The gradient of softmax: (dy - sum(dy * sm, last axis)) * sm, for sm = softmax(x).
 Variable softmax_grad(const Variable& dy, const Variable& sm,
                       const std::source_location& location = std::source_location::current());
+
+/// Settings of layer_norm().
+struct LayerNormOptions {
+  std::int64_t axis = -1;  ///< the first normalised axis; every axis after it is normalised too
+  double epsilon = 1e-5;   ///< added to the variance before the square root
+};
+
+/// (x - mean) / sqrt(var + epsilon) * gamma + beta, with the mean and population variance of each
+/// row of x's trailing axes from `options.axis` on (float x). gamma and beta have x's dtype and
+/// broadcast over those axes (rank at most theirs, each dim 1 or the row's extent); an undefined
+/// Variable leaves that parameter out (scale 1, shift 0). One op: the statistics of a row are
+/// accumulated in double, then the row is written in one pass.
+Variable layer_norm(const Variable& x, const Variable& gamma, const Variable& beta,
+                    const LayerNormOptions& options = {},
+                    const std::source_location& location = std::source_location::current());
 
 /// -log(coding_dist[i, labels[i]]) for a 2-D distribution and 1-D integer labels (Theano's
 /// CrossentropyCategorical1Hot). Throws IndexOutOfRange at call time for a label outside

@@ -6,12 +6,14 @@ namespace tscope::ops {
 
 void register_crossentropy_categorical(OpRegistry& registry);
 void register_crossentropy_softmax(OpRegistry& registry);
+void register_layer_norm(OpRegistry& registry);
 void register_log_softmax(OpRegistry& registry);
 void register_softmax(OpRegistry& registry);
 
 void register_nnet_ops(OpRegistry& registry) {
   register_crossentropy_categorical(registry);
   register_crossentropy_softmax(registry);
+  register_layer_norm(registry);
   register_log_softmax(registry);
   register_softmax(registry);
 }

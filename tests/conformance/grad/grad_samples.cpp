@@ -76,6 +76,9 @@ const std::vector<GradSample>& grad_samples() {
       {"SoftmaxGrad",
        {{2, 3}, {2, 3}},
        [](const auto& v) { return first_gradient(sum(softmax(v[0]) * v[1]), v[0]); }},
+      {"LayerNorm",
+       {{2, 3, 4}, {3, 4}, {4}},
+       [](const auto& v) { return layer_norm(v[0], v[1], v[2], {.axis = 1}); }},
       {"CrossentropyCategorical1Hot",
        {{2, 3}},
        [](const auto& v) {
