@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
+// The primitive is chosen twice: once over the tensors' plain layout, once letting oneDNN pick
+// each operand's layout. Over plain tensors oneDNN runs most convolutions as im2col and a gemm;
+// given its channel-blocked layouts it runs a direct kernel, which is faster even with the
+// operands reordered in and out within the call. The blocked choice is kept when oneDNN picks a
+// direct kernel for it; the reorders are then part of the node's time, and their blocked copies
+// live only during the call.
 #include "conv_dnnl.h"
 
 #include <optional>
+#include <string_view>
+#include <vector>
 
 #include "dnnl_util.h"
 
@@ -10,11 +18,24 @@ namespace {
 using dnnl::algorithm;
 using dnnl::prop_kind;
 
+// An operand whose tensor is plain but which the primitive reads or writes in another layout.
+struct Reordered {
+  int arg = 0;
+  bool output = false;
+  dnnl::memory::desc inner;
+  DnnlCall reorder;  // plain -> inner for an input, inner -> plain for an output
+};
+
+struct ConvCall {
+  DnnlCall call;
+  std::vector<Reordered> reordered;
+};
+
 struct ConvState final : KernelState {
   Dims x_shape;
   Dims w_shape;
   bool unimplemented = false;
-  DnnlCall call;
+  ConvCall conv;
 };
 
 // Grouped weights (O, C/g, k...) are the same bytes as oneDNN's (g, O/g, C/g, k...).
@@ -25,12 +46,25 @@ Dims dnnl_weight_dims(const ConvGeometry& g, const Dims& w_shape) {
   return dims;
 }
 
-std::optional<DnnlCall> build_call(ConvDirection direction, const ConvGeometry& g,
-                                   const Dims& x_shape, const Dims& w_shape, const Dims& y_shape) {
+// The operand descriptors: plain, or of any layout oneDNN prefers.
+dnnl::memory::desc operand_desc(const Dims& shape, bool any_layout) {
+  const dnnl::memory::desc plain = dnnl_plain_desc(shape);
+  if (!any_layout) return plain;
+  return dnnl::memory::desc(plain.dims(), dnnl::memory::data_type::f32,
+                            dnnl::memory::format_tag::any);
+}
+
+// The primitive's call with every operand bound to an unbound memory of the layout it chose.
+std::optional<DnnlCall> build_call(ConvDirection direction,
+                                   const ConvGeometry& g,
+                                   const Dims& x_shape,
+                                   const Dims& w_shape,
+                                   const Dims& y_shape,
+                                   bool any_layout) {
   const dnnl::engine& engine = dnnl_engine();
-  const dnnl::memory::desc x_md = dnnl_plain_desc(x_shape);
-  const dnnl::memory::desc w_md = dnnl_plain_desc(dnnl_weight_dims(g, w_shape));
-  const dnnl::memory::desc y_md = dnnl_plain_desc(y_shape);
+  const dnnl::memory::desc x_md = operand_desc(x_shape, any_layout);
+  const dnnl::memory::desc w_md = operand_desc(dnnl_weight_dims(g, w_shape), any_layout);
+  const dnnl::memory::desc y_md = operand_desc(y_shape, any_layout);
   const int rank = g.window.spatial_rank;
   const dnnl::memory::dims strides = dnnl_spatial(g.window.stride, rank);
   const dnnl::memory::dims dilates = dnnl_spatial(g.window.dilation, rank, 1);
@@ -47,9 +81,9 @@ std::optional<DnnlCall> build_call(ConvDirection direction, const ConvGeometry& 
                                                          dnnl_attr(), engine);
       call.primitive = dnnl::convolution_forward(pd);
       call.impl = pd.impl_info_str();
-      call.args = {{DNNL_ARG_SRC, dnnl_unbound_memory(x_md)},
-                   {DNNL_ARG_WEIGHTS, dnnl_unbound_memory(w_md)},
-                   {DNNL_ARG_DST, dnnl_unbound_memory(y_md)}};
+      call.args = {{DNNL_ARG_SRC, dnnl_unbound_memory(pd.src_desc())},
+                   {DNNL_ARG_WEIGHTS, dnnl_unbound_memory(pd.weights_desc())},
+                   {DNNL_ARG_DST, dnnl_unbound_memory(pd.dst_desc())}};
       dnnl_add_scratchpad(call, pd);
       return call;
     }
@@ -63,9 +97,9 @@ std::optional<DnnlCall> build_call(ConvDirection direction, const ConvGeometry& 
           dnnl_attr(), engine, hint);
       call.primitive = dnnl::convolution_backward_data(pd);
       call.impl = pd.impl_info_str();
-      call.args = {{DNNL_ARG_DIFF_SRC, dnnl_unbound_memory(x_md)},
-                   {DNNL_ARG_WEIGHTS, dnnl_unbound_memory(w_md)},
-                   {DNNL_ARG_DIFF_DST, dnnl_unbound_memory(y_md)}};
+      call.args = {{DNNL_ARG_DIFF_SRC, dnnl_unbound_memory(pd.diff_src_desc())},
+                   {DNNL_ARG_WEIGHTS, dnnl_unbound_memory(pd.weights_desc())},
+                   {DNNL_ARG_DIFF_DST, dnnl_unbound_memory(pd.diff_dst_desc())}};
       dnnl_add_scratchpad(call, pd);
       return call;
     }
@@ -75,9 +109,9 @@ std::optional<DnnlCall> build_call(ConvDirection direction, const ConvGeometry& 
         dnnl_attr(), engine, hint);
     call.primitive = dnnl::convolution_backward_weights(pd);
     call.impl = pd.impl_info_str();
-    call.args = {{DNNL_ARG_SRC, dnnl_unbound_memory(x_md)},
-                 {DNNL_ARG_DIFF_WEIGHTS, dnnl_unbound_memory(w_md)},
-                 {DNNL_ARG_DIFF_DST, dnnl_unbound_memory(y_md)}};
+    call.args = {{DNNL_ARG_SRC, dnnl_unbound_memory(pd.src_desc())},
+                 {DNNL_ARG_DIFF_WEIGHTS, dnnl_unbound_memory(pd.diff_weights_desc())},
+                 {DNNL_ARG_DIFF_DST, dnnl_unbound_memory(pd.diff_dst_desc())}};
     dnnl_add_scratchpad(call, pd);
     return call;
   } catch (const dnnl::error& error) {
@@ -95,26 +129,94 @@ int w_arg(ConvDirection direction) {
 int y_arg(ConvDirection direction) {
   return direction == ConvDirection::Forward ? DNNL_ARG_DST : DNNL_ARG_DIFF_DST;
 }
+
+// The call over the plain layout, or over oneDNN's preferred layouts with reorders where that
+// gives a direct kernel instead of a gemm.
+std::optional<ConvCall> build_conv_call(ConvDirection direction,
+                                        const ConvGeometry& g,
+                                        const Dims& x_shape,
+                                        const Dims& w_shape,
+                                        const Dims& y_shape) {
+  std::optional<DnnlCall> plain = build_call(direction, g, x_shape, w_shape, y_shape, false);
+  if (plain && plain->impl.find("gemm") == std::string::npos) return ConvCall{*plain, {}};
+  std::optional<DnnlCall> chosen = build_call(direction, g, x_shape, w_shape, y_shape, true);
+  if (!chosen || chosen->impl.find("gemm") != std::string::npos) {
+    if (!plain) return std::nullopt;
+    return ConvCall{*plain, {}};
+  }
+  ConvCall conv{*chosen, {}};
+  const std::pair<int, Dims> operands[] = {{x_arg(direction), x_shape},
+                                           {w_arg(direction), dnnl_weight_dims(g, w_shape)},
+                                           {y_arg(direction), y_shape}};
+  for (const auto& [arg, shape] : operands) {
+    const dnnl::memory::desc plain_md = dnnl_plain_desc(shape);
+    dnnl::memory& bound = conv.call.args.at(arg);
+    const dnnl::memory::desc inner = bound.get_desc();
+    if (inner == plain_md) continue;
+    const bool output = arg == (direction == ConvDirection::Forward        ? DNNL_ARG_DST
+                                : direction == ConvDirection::BackwardData ? DNNL_ARG_DIFF_SRC
+                                                                           : DNNL_ARG_DIFF_WEIGHTS);
+    Reordered reordered{arg, output, inner, {}};
+    const dnnl::memory plain_memory = dnnl_unbound_memory(plain_md);
+    const dnnl::memory inner_memory = dnnl_unbound_memory(inner);
+    const dnnl::memory& from = output ? inner_memory : plain_memory;
+    const dnnl::memory& to = output ? plain_memory : inner_memory;
+    reordered.reorder.primitive = dnnl::reorder(from, to);
+    reordered.reorder.args = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+    conv.reordered.push_back(std::move(reordered));
+  }
+  return conv;
+}
+
+// Binds `arg` to `data` in the tensor's plain layout: directly, or through a blocked copy made
+// for this call (filled from `data` before the primitive for an input).
+void bind_operand(ConvCall& conv, int arg, const void* data, std::vector<dnnl::memory>& copies) {
+  for (Reordered& reordered : conv.reordered) {
+    if (reordered.arg != arg) continue;
+    dnnl::memory copy(reordered.inner, dnnl_engine());
+    conv.call.args[arg] = copy;
+    const int plain_arg = reordered.output ? DNNL_ARG_TO : DNNL_ARG_FROM;
+    dnnl_bind(reordered.reorder, plain_arg, data);
+    reordered.reorder.args[reordered.output ? DNNL_ARG_FROM : DNNL_ARG_TO] = copy;
+    copies.push_back(copy);
+    if (!reordered.output) dnnl_execute(reordered.reorder);
+    return;
+  }
+  dnnl_bind(conv.call, arg, data);
+}
 }  // namespace
 
-bool run_conv_dnnl(KernelContext& ctx, ConvDirection direction, const ConvGeometry& geometry,
-                   const Tensor& x, const Tensor& w, const Tensor& y) {
+bool run_conv_dnnl(KernelContext& ctx,
+                   ConvDirection direction,
+                   const ConvGeometry& geometry,
+                   const Tensor& x,
+                   const Tensor& w,
+                   const Tensor& y) {
   auto* state = dynamic_cast<ConvState*>(ctx.state.get());
   if (state == nullptr || !(state->x_shape == x.shape()) || !(state->w_shape == w.shape())) {
     auto fresh = std::make_shared<ConvState>();
     fresh->x_shape = x.shape();
     fresh->w_shape = w.shape();
-    std::optional<DnnlCall> call = build_call(direction, geometry, x.shape(), w.shape(), y.shape());
-    fresh->unimplemented = !call.has_value();
-    if (call) fresh->call = std::move(*call);
+    std::optional<ConvCall> conv =
+        build_conv_call(direction, geometry, x.shape(), w.shape(), y.shape());
+    fresh->unimplemented = !conv.has_value();
+    if (conv) fresh->conv = std::move(*conv);
     state = fresh.get();
     ctx.state = std::move(fresh);
   }
   if (state->unimplemented) return false;
-  dnnl_bind(state->call, x_arg(direction), x.raw_data());
-  dnnl_bind(state->call, w_arg(direction), w.raw_data());
-  dnnl_bind(state->call, y_arg(direction), y.raw_data());
-  dnnl_execute(state->call);
+  std::vector<dnnl::memory> copies;
+  bind_operand(state->conv, x_arg(direction), x.raw_data(), copies);
+  bind_operand(state->conv, w_arg(direction), w.raw_data(), copies);
+  bind_operand(state->conv, y_arg(direction), y.raw_data(), copies);
+  dnnl_execute(state->conv.call);
+  for (Reordered& reordered : state->conv.reordered) {
+    if (reordered.output) dnnl_execute(reordered.reorder);
+    // Unbound again, so that the copy is freed with `copies` rather than kept by the state.
+    state->conv.call.args[reordered.arg] = dnnl_unbound_memory(reordered.inner);
+    reordered.reorder.args[reordered.output ? DNNL_ARG_FROM : DNNL_ARG_TO] =
+        dnnl_unbound_memory(reordered.inner);
+  }
   return true;
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // What every oneDNN kernel shares: one CPU engine, one stream per thread, plain (dense
 // row-major) memory descriptors, and the conversion of oneDNN's errors. Kernels describe their
-// tensors in the layout they already have (nchw / ncdhw / oihw / goihw), so oneDNN never reorders
-// behind the profile's back: the time of a node is the time of its primitive.
+// tensors in the layout they already have (nchw / ncdhw / oihw / goihw); where a convolution runs
+// on oneDNN's blocked layouts instead, it reorders its operands within its own call
+// (conv_dnnl.cpp), so the time of a node is still the time of all the work it does.
 #pragma once
 #include <oneapi/dnnl/dnnl.hpp>
 

@@ -43,6 +43,14 @@ std::vector<ConvCase> conv_cases() {
       {"3d_batch1_asymmetric", {1, 2, 4, 5, 6}, {2, 2, 3, 2, 3},
        {.padding = P::explicit_pads({1, 0, 0}, {0, 1, 2})}},
       {"1d_stride_pad", {2, 3, 10}, {4, 3, 3}, {.strides = {2}, .padding = P::symmetric({1})}},
+      // Channels enough for oneDNN's direct kernels on its blocked layouts, which the plain
+      // tensors are reordered to and from within the call (also channels that fill no block).
+      {"wide_3x3", {2, 32, 9, 9}, {48, 32, 3, 3}, {.padding = P::symmetric({1, 1})}},
+      {"wide_stride2_partial_blocks", {2, 24, 10, 10}, {40, 24, 3, 3},
+       {.strides = {2, 2}, .padding = P::symmetric({1, 1})}},
+      {"wide_pointwise", {2, 64, 7, 7}, {32, 64, 1, 1}, {}},
+      {"wide_stem_7x7", {2, 3, 20, 20}, {32, 3, 7, 7},
+       {.strides = {2, 2}, .padding = P::symmetric({3, 3})}},
   };
 }
 
