@@ -15,6 +15,7 @@
 #include "tscope/rewrite/fusion_rules.h"
 #include "tscope/rewrite/inplace_rules.h"
 #include "tscope/rewrite/kernel_tap_rules.h"
+#include "tscope/rewrite/layer_norm_rules.h"
 #include "tscope/rewrite/loop_rules.h"
 #include "tscope/rewrite/pow_rules.h"
 
@@ -88,6 +89,7 @@ struct Stage {
 
 std::vector<LocalRule> clamp_rules() { return {clamp_rule()}; }
 std::vector<LocalRule> pow_rules() { return {pow_rule()}; }
+std::vector<LocalRule> layer_norm_rules() { return {layer_norm_rule()}; }
 std::vector<LocalRule> kernel_tap_rules() { return {kernel_tap_rule()}; }
 std::vector<LocalRule> loop_rules() { return {loop_invariant_rule()}; }
 std::vector<LocalRule> loop_sequence_rules() { return {loop_sequence_work_rule()}; }
@@ -96,8 +98,10 @@ std::vector<LocalRule> loop_accumulation_rules() { return {loop_accumulation_rul
 // Order matters: loops first, so that what leaves a loop meets every later stage; BLAS products
 // before layouts; kernels cropped before the layout plan chooses their convolutions' layout; the
 // blocked convolutions' fusions right after the layout change that creates them, and the remaining
-// clamps after those (a blocked convolution absorbs its clamp); folding once the weight packing it
-// folds exists; in-place writes last, since any later replacement would have to keep them valid.
+// clamps after those (a blocked convolution absorbs its clamp); layer normalisations before
+// elementwise fusion, which would fold their pieces into Composites; folding once the weight
+// packing it folds exists; in-place writes last, since any later replacement would have to keep
+// them valid.
 constexpr Stage kStages[] = {
     {"merge_duplicate_nodes",
      [](FunctionGraph& graph, const PipelineSettings&) { return merge_duplicate_nodes(graph); }},
@@ -117,6 +121,7 @@ constexpr Stage kStages[] = {
     {"fuse_channel_block_ops", nullptr, channel_block_fusion_rules, "use_channel_blocks"},
     {"specialize_pow", nullptr, pow_rules},
     {"fuse_clamps", nullptr, clamp_rules},
+    {"fuse_layer_norms", nullptr, layer_norm_rules},
     {"fuse_elementwise",
      [](FunctionGraph& graph, const PipelineSettings&) { return fuse_elementwise(graph); }},
     {"fold_constant_layouts",

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // ONNX neural-network ops built from Tensorscope ops: Softmax, LogSoftmax (both axis
 // conventions), BatchNormalization (inference, opset 14+ training mode, and the trainable
-// import's form), LayerNormalization, global pooling.
+// import's form), LayerNormalization (one LayerNorm node when only Y is requested), global
+// pooling.
 #include "../converter.h"
 #include "per_channel.h"
 #include "axis_order.h"
@@ -154,14 +155,29 @@ Outputs convert_layer_normalization(NodeContext& ctx) {
   if (ctx.has_attribute("stash_type") && ctx.attribute_int("stash_type", 1) != 1) {
     ctx.unsupported("stash_type other than float");
   }
+  const Variable& scale = ctx.input(1);
+  const Variable bias = ctx.has_input(2) ? ctx.input(2) : Variable();
+  // Only Y requested (the common case): one LayerNorm node. Its parameters broadcast over the
+  // normalised axes only, as ONNX defines them; the Mean and InvStdDev outputs, or parameters
+  // with more axes, take the composed form.
+  const auto fits = [&](const Variable& p) {
+    return !p.defined() || (p.rank() <= x.rank() - axis && p.dtype() == x.dtype());
+  };
+  bool statistics_requested = false;
+  for (int k = 1; k < ctx.num_outputs(); ++k) {
+    statistics_requested = statistics_requested || !ctx.node().output(k).empty();
+  }
+  if (!statistics_requested && fits(scale) && fits(bias)) {
+    return {layer_norm(x, scale, bias, {.axis = axis, .epsilon = epsilon})};
+  }
   std::vector<std::int64_t> axes;
   for (std::int64_t i = axis; i < x.rank(); ++i) axes.push_back(i);
   const Variable average = mean(x, axes, /*keepdims=*/true);
   const Variable centred = x - average;
   const Variable variance = mean(sqr(centred), axes, /*keepdims=*/true);
   const Variable inverse_std = reciprocal(sqrt(variance + epsilon));
-  Variable result = centred * inverse_std * ctx.input(1);
-  if (ctx.has_input(2)) result = result + ctx.input(2);
+  Variable result = centred * inverse_std * scale;
+  if (bias.defined()) result = result + bias;
   return {result, average, inverse_std};
 }
 
