@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "channel_blocks.h"
 #include "dnnl_util.h"
 
 namespace tscope::ops::detail {
@@ -30,8 +31,11 @@ dnnl::batch_normalization_forward::primitive_desc forward_pd(prop_kind kind,
           dnnl_attr(), dnnl_engine()};
 }
 
-bool build_call(NormPass pass, double epsilon, const Dims& x_shape, NormState& state) {
-  const dnnl::memory::desc x_md = dnnl_plain_desc(x_shape);
+// `x_shape` is the plain (logical) shape; `block` says how x is stored.
+bool build_call(
+    NormPass pass, double epsilon, const Dims& x_shape, std::int64_t block, NormState& state) {
+  const dnnl::memory::desc x_md =
+      block == 0 ? dnnl_plain_desc(x_shape) : dnnl_image_desc(x_shape, block);
   const dnnl::memory::desc c_md = dnnl_plain_desc(Dims{x_shape[1]});
   try {
     std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, dnnl_unbound_memory(x_md)},
@@ -75,12 +79,17 @@ bool build_call(NormPass pass, double epsilon, const Dims& x_shape, NormState& s
 }
 
 // The node's call for x's shape, rebuilt when the shape changes; null when oneDNN has none.
-DnnlCall* norm_call(KernelContext& ctx, NormPass pass, double epsilon, const Dims& x_shape) {
+DnnlCall* norm_call(KernelContext& ctx,
+                    NormPass pass,
+                    double epsilon,
+                    const Dims& x_shape,
+                    std::int64_t block = 0) {
   auto* state = dynamic_cast<NormState*>(ctx.state.get());
   if (state == nullptr || !(state->x_shape == x_shape)) {
     auto fresh = std::make_shared<NormState>();
     fresh->x_shape = x_shape;
-    fresh->unimplemented = !build_call(pass, epsilon, x_shape, *fresh);
+    const Dims logical = block == 0 ? x_shape : plain_shape(x_shape);
+    fresh->unimplemented = !build_call(pass, epsilon, logical, block, *fresh);
     state = fresh.get();
     ctx.state = std::move(fresh);
   }
@@ -99,8 +108,9 @@ bool run_batch_norm_train_dnnl(KernelContext& ctx,
                                const Tensor& beta,
                                const Tensor& y,
                                const Tensor& mean,
-                               const Tensor& var) {
-  DnnlCall* call = norm_call(ctx, NormPass::Train, epsilon, x.shape());
+                               const Tensor& var,
+                               std::int64_t block) {
+  DnnlCall* call = norm_call(ctx, NormPass::Train, epsilon, x.shape(), block);
   if (call == nullptr) return false;
   bind_all(*call, {{DNNL_ARG_SRC, &x},
                    {DNNL_ARG_SCALE, &gamma},
@@ -143,8 +153,9 @@ bool run_batch_norm_grad_dnnl(KernelContext& ctx,
                               const Tensor& var,
                               const Tensor& dx,
                               const Tensor& dgamma,
-                              const Tensor& dbeta) {
-  DnnlCall* call = norm_call(ctx, NormPass::Grad, epsilon, x.shape());
+                              const Tensor& dbeta,
+                              std::int64_t block) {
+  DnnlCall* call = norm_call(ctx, NormPass::Grad, epsilon, x.shape(), block);
   if (call == nullptr) return false;
   bind_all(*call, {{DNNL_ARG_SRC, &x},
                    {DNNL_ARG_DIFF_DST, &dy},

@@ -4,13 +4,16 @@
 // given its channel-blocked layouts it runs a direct kernel, which is faster even with the
 // operands reordered in and out within the call. The blocked choice is kept when oneDNN picks a
 // direct kernel for it; the reorders are then part of the node's time, and their blocked copies
-// live only during the call.
+// live only during the call. Activations already stored channel-blocked (the training ops
+// use_channel_blocks makes) are bound as they are, and only the plain weights are reordered.
 #include "conv_dnnl.h"
 
 #include <optional>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
+#include "channel_blocks.h"
 #include "dnnl_util.h"
 
 namespace tscope::ops::detail {
@@ -34,6 +37,7 @@ struct ConvCall {
 struct ConvState final : KernelState {
   Dims x_shape;
   Dims w_shape;
+  ConvActivationBlocks blocks;
   bool unimplemented = false;
   ConvCall conv;
 };
@@ -46,8 +50,10 @@ Dims dnnl_weight_dims(const ConvGeometry& g, const Dims& w_shape) {
   return dims;
 }
 
-// The operand descriptors: plain, or of any layout oneDNN prefers.
-dnnl::memory::desc operand_desc(const Dims& shape, bool any_layout) {
+// The operand descriptors: as stored (plain, or blocked when `block` is not 0), or of any layout
+// oneDNN prefers for a plain operand.
+dnnl::memory::desc operand_desc(const Dims& shape, bool any_layout, std::int64_t block = 0) {
+  if (block != 0) return dnnl_image_desc(shape, block);
   const dnnl::memory::desc plain = dnnl_plain_desc(shape);
   if (!any_layout) return plain;
   return dnnl::memory::desc(plain.dims(), dnnl::memory::data_type::f32,
@@ -60,11 +66,12 @@ std::optional<DnnlCall> build_call(ConvDirection direction,
                                    const Dims& x_shape,
                                    const Dims& w_shape,
                                    const Dims& y_shape,
-                                   bool any_layout) {
+                                   bool any_layout,
+                                   ConvActivationBlocks blocks) {
   const dnnl::engine& engine = dnnl_engine();
-  const dnnl::memory::desc x_md = operand_desc(x_shape, any_layout);
+  const dnnl::memory::desc x_md = operand_desc(x_shape, any_layout, blocks.x);
   const dnnl::memory::desc w_md = operand_desc(dnnl_weight_dims(g, w_shape), any_layout);
-  const dnnl::memory::desc y_md = operand_desc(y_shape, any_layout);
+  const dnnl::memory::desc y_md = operand_desc(y_shape, any_layout, blocks.y);
   const int rank = g.window.spatial_rank;
   const dnnl::memory::dims strides = dnnl_spatial(g.window.stride, rank);
   const dnnl::memory::dims dilates = dnnl_spatial(g.window.dilation, rank, 1);
@@ -131,25 +138,33 @@ int y_arg(ConvDirection direction) {
 }
 
 // The call over the plain layout, or over oneDNN's preferred layouts with reorders where that
-// gives a direct kernel instead of a gemm.
+// gives a direct kernel instead of a gemm. With blocked activations only the weights' layout is
+// left to oneDNN (its blocked kernels want blocked weights).
 std::optional<ConvCall> build_conv_call(ConvDirection direction,
                                         const ConvGeometry& g,
                                         const Dims& x_shape,
                                         const Dims& w_shape,
-                                        const Dims& y_shape) {
-  std::optional<DnnlCall> plain = build_call(direction, g, x_shape, w_shape, y_shape, false);
-  if (plain && plain->impl.find("gemm") == std::string::npos) return ConvCall{*plain, {}};
-  std::optional<DnnlCall> chosen = build_call(direction, g, x_shape, w_shape, y_shape, true);
+                                        const Dims& y_shape,
+                                        ConvActivationBlocks blocks) {
+  const bool blocked = blocks.x != 0 || blocks.y != 0;
+  std::optional<DnnlCall> plain;
+  if (!blocked) {
+    plain = build_call(direction, g, x_shape, w_shape, y_shape, false, blocks);
+    if (plain && plain->impl.find("gemm") == std::string::npos) return ConvCall{*plain, {}};
+  }
+  std::optional<DnnlCall> chosen =
+      build_call(direction, g, x_shape, w_shape, y_shape, true, blocks);
   if (!chosen || chosen->impl.find("gemm") != std::string::npos) {
     if (!plain) return std::nullopt;
     return ConvCall{*plain, {}};
   }
   ConvCall conv{*chosen, {}};
-  const std::pair<int, Dims> operands[] = {{x_arg(direction), x_shape},
-                                           {w_arg(direction), dnnl_weight_dims(g, w_shape)},
-                                           {y_arg(direction), y_shape}};
-  for (const auto& [arg, shape] : operands) {
-    const dnnl::memory::desc plain_md = dnnl_plain_desc(shape);
+  const std::tuple<int, Dims, std::int64_t> operands[] = {
+      {x_arg(direction), x_shape, blocks.x},
+      {w_arg(direction), dnnl_weight_dims(g, w_shape), 0},
+      {y_arg(direction), y_shape, blocks.y}};
+  for (const auto& [arg, shape, block] : operands) {
+    const dnnl::memory::desc plain_md = operand_desc(shape, false, block);
     dnnl::memory& bound = conv.call.args.at(arg);
     const dnnl::memory::desc inner = bound.get_desc();
     if (inner == plain_md) continue;
@@ -191,14 +206,18 @@ bool run_conv_dnnl(KernelContext& ctx,
                    const ConvGeometry& geometry,
                    const Tensor& x,
                    const Tensor& w,
-                   const Tensor& y) {
+                   const Tensor& y,
+                   ConvActivationBlocks blocks) {
   auto* state = dynamic_cast<ConvState*>(ctx.state.get());
-  if (state == nullptr || !(state->x_shape == x.shape()) || !(state->w_shape == w.shape())) {
+  if (state == nullptr || !(state->x_shape == x.shape()) || !(state->w_shape == w.shape()) ||
+      state->blocks.x != blocks.x || state->blocks.y != blocks.y) {
     auto fresh = std::make_shared<ConvState>();
     fresh->x_shape = x.shape();
     fresh->w_shape = w.shape();
+    fresh->blocks = blocks;
     std::optional<ConvCall> conv =
-        build_conv_call(direction, geometry, x.shape(), w.shape(), y.shape());
+        build_conv_call(direction, geometry, geometry.input_shape(), geometry.weight_shape(),
+                        geometry.output_shape(), blocks);
     fresh->unimplemented = !conv.has_value();
     if (conv) fresh->conv = std::move(*conv);
     state = fresh.get();

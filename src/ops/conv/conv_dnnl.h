@@ -15,11 +15,22 @@ enum class ConvDirection {
   BackwardWeights,  ///< w = gradient w.r.t. the weights, from x and y = dy
 };
 
+/// How x and y are stored: plain (block 0) or channel-blocked (nChw8c, nChw16c; 2-D only).
+/// The weights are always plain OIHW.
+struct ConvActivationBlocks {
+  std::int64_t x = 0;
+  std::int64_t y = 0;
+};
+
 /// Computes the direction's result into its (already allocated) tensor among contiguous float32
-/// `x`, `w`, `y`. Returns false when oneDNN has no implementation for these shapes; the caller
-/// then runs the reference kernel.
-[[nodiscard]] bool run_conv_dnnl(KernelContext& ctx, ConvDirection direction,
-                                 const ConvGeometry& geometry, const Tensor& x, const Tensor& w,
-                                 const Tensor& y);
+/// `x`, `w`, `y`, stored as `blocks` says. Returns false when oneDNN has no implementation for
+/// these shapes; the caller then runs the reference kernel.
+[[nodiscard]] bool run_conv_dnnl(KernelContext& ctx,
+                                 ConvDirection direction,
+                                 const ConvGeometry& geometry,
+                                 const Tensor& x,
+                                 const Tensor& w,
+                                 const Tensor& y,
+                                 ConvActivationBlocks blocks = {});
 
 }  // namespace tscope::ops::detail

@@ -111,9 +111,13 @@ bool run_avg_pool_backward_dnnl(KernelContext& ctx, PoolKind kind, const PoolGeo
   return true;
 }
 
-bool run_max_pool_backward_dnnl(KernelContext& ctx, const PoolGeometry& geometry, const Tensor& x,
-                                const Tensor& dy, const Tensor& dx) {
-  PoolState& state = pool_state(ctx, PoolPass::MaxBackward, PoolKind::Max, geometry);
+bool run_max_pool_backward_dnnl(KernelContext& ctx,
+                                const PoolGeometry& geometry,
+                                const Tensor& x,
+                                const Tensor& dy,
+                                const Tensor& dx,
+                                std::int64_t channel_block) {
+  PoolState& state = pool_state(ctx, PoolPass::MaxBackward, PoolKind::Max, geometry, channel_block);
   if (state.unimplemented) return false;
   dnnl_bind(state.forward, DNNL_ARG_SRC, x.raw_data());
   dnnl_execute(state.forward);

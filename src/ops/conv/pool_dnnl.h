@@ -24,8 +24,13 @@ enum class PoolKind { Max, AverageIncludePad, AverageExcludePad };
 
 /// dx = dy routed to each window's maximum of x. oneDNN finds the maxima through a workspace that
 /// only its training-mode forward pass writes, so this runs that forward pass first (into node
-/// scratch) and then the backward pass: both are counted in this node's time.
-[[nodiscard]] bool run_max_pool_backward_dnnl(KernelContext& ctx, const PoolGeometry& geometry,
-                                              const Tensor& x, const Tensor& dy, const Tensor& dx);
+/// scratch) and then the backward pass: both are counted in this node's time. `channel_block` as
+/// for the forward pass (x, dy and dx alike).
+[[nodiscard]] bool run_max_pool_backward_dnnl(KernelContext& ctx,
+                                              const PoolGeometry& geometry,
+                                              const Tensor& x,
+                                              const Tensor& dy,
+                                              const Tensor& dx,
+                                              std::int64_t channel_block = 0);
 
 }  // namespace tscope::ops::detail

@@ -8,6 +8,7 @@ void register_avg_pool(OpRegistry& registry);
 void register_batch_norm(OpRegistry& registry);
 void register_blocked_conv(OpRegistry& registry);
 void register_blocked_pools(OpRegistry& registry);
+void register_blocked_training_ops(OpRegistry& registry);
 void register_channel_block_reorders(OpRegistry& registry);
 void register_conv(OpRegistry& registry);
 void register_conv_grad_inputs(OpRegistry& registry);
@@ -20,6 +21,7 @@ void register_conv_ops(OpRegistry& registry) {
   register_batch_norm(registry);
   register_blocked_conv(registry);
   register_blocked_pools(registry);
+  register_blocked_training_ops(registry);
   register_channel_block_reorders(registry);
   register_conv(registry);
   register_conv_grad_inputs(registry);

@@ -8,8 +8,10 @@
 // last of them. Reorders therefore sit exactly where a blocked value meets a plain reader, and
 // ToChannelBlocks where a convolution that reads blocked input meets plain data. The bias adds,
 // skip connections and clamps stay separate nodes here; the local rules in
-// channel_block_fusions.cpp fold them into the convolutions.
-#include "tscope/rewrite/channel_block_rules.h"
+// channel_block_fusions.cpp fold them into the convolutions. A convolution whose weights are not
+// constant reads them through a PackConvWeights node, which then runs on every call. The training
+// ops the plan moves become their Blocked forms, reading blocked only the inputs the plan names.
+#include "tscope/ops/channel_blocks.h"
 
 #include <algorithm>
 #include <source_location>
@@ -20,9 +22,11 @@
 
 #include "channel_layout_plan.h"
 #include "tscope/core/error.h"
-#include "tscope/ops/channel_blocks.h"
+#include "tscope/ops/elementwise.h"
 #include "tscope/ops/indexing.h"
 #include "tscope/ops/registry.h"
+#include "tscope/ops/shape.h"
+#include "tscope/rewrite/channel_block_rules.h"
 
 namespace tscope::rewrite {
 namespace {
@@ -77,7 +81,10 @@ class Materialiser {
   std::int64_t run() {
     std::int64_t changes = 0;
     for (ApplyNode* node : graph_.toposort()) {
-      if (const auto conv = plan_.convs.find(node); conv != plan_.convs.end()) {
+      if (const auto training = plan_.training_ops.find(node);
+          training != plan_.training_ops.end()) {
+        rebuild_training_op(*node, training->second);
+      } else if (const auto conv = plan_.convs.find(node); conv != plan_.convs.end()) {
         rebuild_conv(*node, conv->second);
       } else if (const ValueLayout* layout = blocked_output(*node)) {
         const std::string_view name = node->op().name;
@@ -111,8 +118,13 @@ class Materialiser {
     return reorder->output(0);
   }
 
-  // Whether `reader` reads its data input blocked once rebuilt.
-  [[nodiscard]] bool reads_blocked(const ApplyNode& reader) const {
+  // Whether `client` reads its input blocked once rebuilt.
+  [[nodiscard]] bool reads_blocked(const Client& client) const {
+    const ApplyNode& reader = *client.node;
+    if (const auto training = plan_.training_ops.find(&reader);
+        training != plan_.training_ops.end()) {
+      return std::ranges::find(training->second, client.index) != training->second.end();
+    }
     if (const auto conv = plan_.convs.find(&reader); conv != plan_.convs.end()) {
       return conv->second.reads_blocked_input;
     }
@@ -122,7 +134,7 @@ class Materialiser {
   // Whether a graph output or a reader that stays plain reads `value`.
   [[nodiscard]] bool has_plain_reader(const Variable& value) const {
     return std::ranges::any_of(graph_.clients(value), [&](const Client& client) {
-      return client.is_output() || !reads_blocked(*client.node);
+      return client.is_output() || !reads_blocked(client);
     });
   }
 
@@ -174,7 +186,9 @@ class Materialiser {
         Attrs{{"block", plan_.block}, {"groups", groups}, {"layout", layout.weights}}, provenance);
     Attrs attrs = attrs_base;
     const Dims& out_dims = conv.output(0).type().dims;
-    if (winograd_ && suits_winograd(attrs, w.type().dims[2], w.type().dims[3]) &&
+    // Winograd transforms its weights on every call unless they are constant.
+    if (winograd_ && w.kind() == VariableKind::Constant &&
+        suits_winograd(attrs, w.type().dims[2], w.type().dims[3]) &&
         winograd_pays_off(out_dims[2], out_dims[3], layout.channels)) {
       attrs.set("winograd", true);
     }
@@ -184,6 +198,47 @@ class Materialiser {
         std::move(attrs), provenance);
     restore(conv.output(0), blocked_conv->output(0), *plan_.blocked_layout(conv.output(0)),
             provenance);
+  }
+
+  // What Shape or Shape_i `node` reads of its input, from the input's blocked value: Shape_i of
+  // the same (batch or spatial) axis, or the blocked shape's first four extents with the channel
+  // blocks times the block.
+  Variable plain_extents(const ApplyNode& node, const Variable& blocked_value) {
+    const ProvenanceScope scope(node.provenance(), true);
+    if (node.op().name == "Shape_i") return shape_i(blocked_value, node.attrs().get_int("i"));
+    const Tensor factors = Tensor::from_vector<std::int64_t>({4}, {1, plan_.block, 1, 1});
+    return subtensor(shape(blocked_value), {slice(0, 4)}) *
+           make_constant(factors, "channel_block_factors", std::source_location::current());
+  }
+
+  // ConvGradI, ConvGradW, BatchNormTrain, BatchNormGrad or MaxPoolGrad as its Blocked form, reading
+  // the inputs listed in `blocked_inputs` blocked; its blocked outputs are restored, the others
+  // replaced. A Shape or Shape_i reads the extents of the blocked value (plain_extents).
+  void rebuild_training_op(const ApplyNode& node, const std::vector<int>& blocked_inputs) {
+    const Provenance& provenance = node.provenance();
+    std::vector<Variable> inputs;
+    for (int i = 0; i < node.num_inputs(); ++i) {
+      const bool read_blocked = std::ranges::find(blocked_inputs, i) != blocked_inputs.end();
+      inputs.push_back(read_blocked ? blocked(node.input(i), provenance) : node.input(i));
+    }
+    if (node.op().name == "Shape_i" || node.op().name == "Shape") {
+      graph_.replace(node.output(0), plain_extents(node, inputs[0]));
+      return;
+    }
+    Attrs attrs = node.attrs();
+    attrs.set("block", plan_.block);
+    if (node.op().name == "ConvGradW") {
+      attrs.set("in_blocked", std::ranges::find(blocked_inputs, 0) != blocked_inputs.end());
+    }
+    const auto moved = ApplyNode::create(op_def("Blocked" + std::string(node.op().name)),
+                                         std::move(inputs), std::move(attrs), provenance);
+    for (int i = 0; i < node.num_outputs(); ++i) {
+      if (const ValueLayout* layout = plan_.blocked_layout(node.output(i))) {
+        restore(node.output(i), moved->output(i), *layout, provenance);
+      } else {
+        graph_.replace(node.output(i), moved->output(i));
+      }
+    }
   }
 
   void rebuild_pool(const ApplyNode& pool, const ValueLayout& layout) {

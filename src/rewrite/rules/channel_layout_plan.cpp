@@ -9,6 +9,11 @@
 // Blocked and plain broadcasting agree on every axis but the channel axis, so an elementwise op
 // runs blocked only when its data inputs share one static channel count and its other inputs are
 // scalar constants (or it is a bias add, whose channel vector is rearranged into blocks).
+// Convolutions whose weights are shared variables (a training step's) run blocked when their
+// channels fit the block exactly (groups 1; padding needs constant weights), and so do the
+// training step's ConvGradI, ConvGradW, batch norms and MaxPoolGrad when the values they read are
+// blocked, so that activations and their gradients stay blocked through the forward and backward
+// passes.
 #include "channel_layout_plan.h"
 
 #include <cmath>
@@ -49,6 +54,16 @@ class LayoutAssigner {
         assign_conv(*node);
       } else if (name == "MaxPool" || name == "AveragePool") {
         assign_pool(*node);
+      } else if (name == "ConvGradI") {
+        assign_conv_grad_inputs(*node);
+      } else if (name == "ConvGradW") {
+        assign_conv_grad_weights(*node);
+      } else if (name == "BatchNormTrain" || name == "BatchNormGrad") {
+        assign_batch_norm(*node);
+      } else if (name == "MaxPoolGrad") {
+        assign_max_pool_grad(*node);
+      } else if (name == "Shape_i" || name == "Shape") {
+        assign_shape_read(*node);
       } else if (node->op().traits.elementwise) {
         assign_elementwise(*node);
       }
@@ -118,8 +133,9 @@ class LayoutAssigner {
   void assign_conv(const ApplyNode& conv) {
     const Variable& x = conv.input(0);
     const Variable& w = conv.input(1);
-    if (!is_float32_image(x) || w.kind() != VariableKind::Constant || w.rank() != 4 ||
-        w.dtype() != DType::Float32) {
+    const bool constant = w.kind() == VariableKind::Constant;
+    if (!is_float32_image(x) || w.rank() != 4 || w.dtype() != DType::Float32 ||
+        (!constant && w.kind() != VariableKind::Shared)) {
       return;
     }
     const std::int64_t groups = conv.attrs().get_int("groups");
@@ -128,10 +144,13 @@ class LayoutAssigner {
     const std::int64_t x_channels = x.type().dims[1];
     if (x_channels != kUnknownDim && x_channels != channels) return;  // the type rule's to report
     std::optional<ConvLayout> layout;
+    if (!constant && groups != 1) return;
     if (std::optional<std::string> weights =
             blocked_weight_layout(channels, out_channels, groups, plan_.block)) {
       const bool reads_blocked = input_runs_blocked(*weights);
       layout = ConvLayout{std::move(*weights), channels, out_channels, reads_blocked, groups};
+    } else if (!constant) {
+      return;  // zero-padding the weights, or fusing a plain bias, wants constant weights
     } else if (groups == 1) {
       layout = padded_conv(conv, channels, out_channels);
     } else if (groups == channels && groups == out_channels) {
@@ -151,6 +170,103 @@ class LayoutAssigner {
     plan_.values.emplace(conv.output(0).node(),
                          ValueLayout{plan_.block, out_channels, layout->out_channels});
     plan_.convs.emplace(&conv, std::move(*layout));
+  }
+
+  // The layout of `value` when it is blocked without padding and has `channels` channels.
+  [[nodiscard]] const ValueLayout* exact_blocked(const Variable& value,
+                                                 std::int64_t channels) const {
+    const ValueLayout* layout = plan_.blocked_layout(value);
+    if (layout == nullptr || layout->padded() || layout->channels != channels) return nullptr;
+    return layout;
+  }
+
+  [[nodiscard]] bool fits_block(std::int64_t channels) const {
+    return channels > 0 && channels % plan_.block == 0;
+  }
+
+  // ConvGradI(w, dy, x_shape) runs blocked when dy is blocked: dx comes out blocked.
+  void assign_conv_grad_inputs(const ApplyNode& node) {
+    const Variable& w = node.input(0);
+    const Variable& dy = node.input(1);
+    if (!is_float32_image(dy) || !is_float32_image(node.output(0)) || w.rank() != 4 ||
+        w.dtype() != DType::Float32 || node.attrs().get_int("groups") != 1) {
+      return;
+    }
+    const std::int64_t channels = w.type().dims[1];
+    if (!fits_block(channels) || exact_blocked(dy, w.type().dims[0]) == nullptr) return;
+    plan_.values.emplace(node.output(0).node(), ValueLayout{plan_.block, channels, channels});
+    plan_.training_ops.emplace(&node, std::vector<int>{1});
+  }
+
+  // ConvGradW(x, dy, w_shape) runs blocked when dy is blocked, reading x blocked too, or plain
+  // when it has fewer channels than a block (a first layer's image). dw stays plain.
+  void assign_conv_grad_weights(const ApplyNode& node) {
+    const Variable& x = node.input(0);
+    const Variable& dy = node.input(1);
+    const Dims& w = node.output(0).type().dims;
+    if (!is_float32_image(x) || !is_float32_image(dy) || w.rank() != 4 ||
+        node.attrs().get_int("groups") != 1 || exact_blocked(dy, w[0]) == nullptr) {
+      return;
+    }
+    std::vector<int> blocked_inputs{1};
+    if (fits_block(w[1])) {
+      if (plan_.blocked_layout(x) != nullptr && exact_blocked(x, w[1]) == nullptr) return;
+      blocked_inputs.push_back(0);
+    } else if (w[1] <= 0 || w[1] >= plan_.block || plan_.blocked_layout(x) != nullptr) {
+      return;
+    }
+    plan_.training_ops.emplace(&node, std::move(blocked_inputs));
+  }
+
+  // BatchNormTrain(x, ...) and BatchNormGrad(x, dy, ...) run blocked when x is: y and dx come out
+  // blocked, the per-channel outputs stay plain.
+  void assign_batch_norm(const ApplyNode& node) {
+    const Variable& x = node.input(0);
+    if (!is_float32_image(x)) return;
+    const ValueLayout* layout = exact_blocked(x, x.type().dims[1]);
+    if (layout == nullptr) return;
+    const bool grad = node.op().name == "BatchNormGrad";
+    if (grad && !is_float32_image(node.input(1))) return;
+    const ValueLayout same = *layout;
+    plan_.values.emplace(node.output(0).node(), same);
+    plan_.training_ops.emplace(&node, grad ? std::vector<int>{0, 1} : std::vector<int>{0});
+  }
+
+  // MaxPoolGrad(x, dy) runs blocked when x is: dx comes out blocked.
+  void assign_max_pool_grad(const ApplyNode& node) {
+    const Variable& x = node.input(0);
+    if (!is_float32_image(x) || !is_float32_image(node.input(1))) return;
+    const ValueLayout* layout = exact_blocked(x, x.type().dims[1]);
+    if (layout == nullptr) return;
+    const ValueLayout same = *layout;
+    plan_.values.emplace(node.output(0).node(), same);
+    plan_.training_ops.emplace(&node, std::vector<int>{0, 1});
+  }
+
+  // Shape of a blocked value without padding, and Shape_i of its batch or spatial axis (the same
+  // axis of the blocked shape), read the blocked value: a reorder just to read extents (as a
+  // gradient's shape inputs do) would cost a pass over the data.
+  void assign_shape_read(const ApplyNode& node) {
+    const Variable& x = node.input(0);
+    const ValueLayout* layout = plan_.blocked_layout(x);
+    if (x.rank() != 4 || layout == nullptr) return;
+    if (node.op().name == "Shape" ? layout->padded() : node.attrs().get_int("i") == 1) return;
+    plan_.training_ops.emplace(&node, std::vector<int>{0});
+  }
+
+  // Whether an elementwise node's output of another dtype than float32 (a comparison's bool) can
+  // stay blocked: only when every reader is an elementwise op whose other data inputs are blocked
+  // already with the same channels, so that it never meets a reorder (which takes float32 only).
+  [[nodiscard]] bool readers_stay_blocked(const Variable& value, const ValueLayout& layout) const {
+    for (const Client& client : graph_.clients(value)) {
+      if (client.is_output() || !client.node->op().traits.elementwise) return false;
+      for (const Variable& input : client.node->inputs()) {
+        if (input == value || scalar_constant_value(input)) continue;
+        const ValueLayout* other = plan_.blocked_layout(input);
+        if (other == nullptr || other->channels != layout.channels) return false;
+      }
+    }
+    return true;
   }
 
   void assign_pool(const ApplyNode& pool) {
@@ -178,7 +294,7 @@ class LayoutAssigner {
   }
 
   void assign_elementwise(const ApplyNode& node) {
-    if (node.num_outputs() != 1 || !is_float32_image(node.output(0))) return;
+    if (node.num_outputs() != 1 || node.output(0).rank() != 4) return;
     if (const ValueLayout* layout = bias_add_layout(node)) {
       const ValueLayout same = *layout;
       plan_.values.emplace(node.output(0).node(), same);
@@ -200,6 +316,10 @@ class LayoutAssigner {
         const std::optional<double> scalar = scalar_constant_value(input);
         if (scalar && !std::isfinite(*scalar)) return;
       }
+    }
+    if (node.output(0).dtype() != DType::Float32 &&
+        !readers_stay_blocked(node.output(0), *layout)) {
+      return;
     }
     const ValueLayout same = *layout;
     plan_.values.emplace(node.output(0).node(), same);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "tscope/graph/function_graph.h"
 
@@ -44,6 +45,10 @@ struct LayoutPlan {
   std::unordered_map<const VariableNode*, ValueLayout> values;
   /// The Conv nodes that become BlockedConv.
   std::unordered_map<const ApplyNode*, ConvLayout> convs;
+  /// The training-step ops that run blocked (ConvGradI, ConvGradW, BatchNormTrain, BatchNormGrad,
+  /// MaxPoolGrad become their Blocked forms; a Shape_i of a batch or spatial axis reads the blocked
+  /// value), each with the indices of the inputs it reads blocked.
+  std::unordered_map<const ApplyNode*, std::vector<int>> training_ops;
 
   [[nodiscard]] const ValueLayout* blocked_layout(const Variable& value) const {
     const auto found = values.find(value.node());

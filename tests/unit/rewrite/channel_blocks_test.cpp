@@ -233,14 +233,71 @@ TEST(ChannelBlocks, PlainClientsReadOneReorderedCopy) {
 
 TEST(ChannelBlocks, LeavesWhatCannotRunBlocked) {
   Variable x = tensor4(DType::Float32, "x");
-  const Variable w_shared = shared(random_tensor(DType::Float32, {8, 8, 3, 3}, 1), "w");
   // O % 8 != 0, and padding 9 to 16 channels would add more than half.
   const Variable odd_out = conv2d(x, conv_weights(9, 8, 3, 2));
-  const Variable trainable = conv2d(x, w_shared);                        // weights not constant
+  // Weights not constant: no zero padding.
+  const Variable trainable =
+      conv2d(x, shared_fixed_shape(random_tensor(DType::Float32, {12, 8, 3, 3}, 1), "w"));
   // 4 channels per group: no block.
   const Variable grouped = conv2d(x, conv_weights(8, 4, 3, 3), {.groups = 2});
   Function f = compile({x}, {odd_out, trainable, grouped}, true);
   EXPECT_EQ(op_counts(f), (std::map<std::string, int>{{"Conv", 3}}));
+}
+
+Variable batch_norm_y(const Variable& x, std::int64_t channels, std::uint64_t seed) {
+  const Variable gamma = shared_fixed_shape(random_tensor(DType::Float32, {channels}, seed),
+                                            "gamma" + std::to_string(seed));
+  const Variable beta = shared_fixed_shape(random_tensor(DType::Float32, {channels}, seed + 1),
+                                           "beta" + std::to_string(seed));
+  return apply_op(op_def("BatchNormTrain"), {x, gamma, beta}, Attrs{{"epsilon", 1e-5}},
+                  std::source_location::current())[0];
+}
+
+// A training step's graph (shared weights, batch norms, a max pool, their gradients): the
+// convolutions, their ConvGradI and ConvGradW, the batch norms, their gradients and the max
+// pool's gradient run blocked, so that only the image enters the layout and only values near the
+// loss leave it; the gradients match the plain graph's.
+TEST(ChannelBlocks, TrainingStepRunsBlockedAndMatchesPlain) {
+  Variable x = tensor4(DType::Float32, "x");
+  const Variable w1 = shared_fixed_shape(random_tensor(DType::Float32, {16, 3, 3, 3}, 1), "w1");
+  const Variable w2 = shared_fixed_shape(random_tensor(DType::Float32, {16, 16, 3, 3}, 2), "w2");
+  const Variable w3 = shared_fixed_shape(random_tensor(DType::Float32, {8, 16, 3, 3}, 3), "w3");
+  const Padding same = Padding::symmetric({1, 1});
+  Variable h = relu(batch_norm_y(conv2d(x, w1, {.padding = same}), 16, 10));
+  h = max_pool2d(h, {.kernel = {2, 2}, .strides = {2, 2}});
+  Variable body = relu(batch_norm_y(conv2d(h, w2, {.padding = same}), 16, 20));
+  body = relu(batch_norm_y(conv2d(body + h, w3, {.padding = same}), 8, 30));
+  const Variable loss = mean(body * body);
+  const std::vector<Variable> grads = grad(loss, {w1, w2, w3});
+  std::vector<Variable> outputs{loss};
+  outputs.insert(outputs.end(), grads.begin(), grads.end());
+  Function blocked = compile({x}, outputs, true);
+  Function plain = compile({x}, outputs, false);
+  const std::map<std::string, int> counts = op_counts(blocked);
+  EXPECT_EQ(counts.count("Conv"), 0U);
+  EXPECT_EQ(counts.at("BlockedConv"), 3);
+  EXPECT_EQ(counts.at("PackConvWeights"), 3);  // the weights change: packed on every call
+  EXPECT_EQ(counts.at("BlockedConvGradI"), 2);
+  EXPECT_EQ(counts.at("BlockedConvGradW"), 3);
+  EXPECT_EQ(counts.at("BlockedBatchNormTrain"), 3);
+  EXPECT_EQ(counts.at("BlockedBatchNormGrad"), 3);
+  EXPECT_EQ(counts.at("BlockedMaxPoolGrad"), 1);
+  EXPECT_EQ(counts.count("BatchNormGrad"), 0U);
+  EXPECT_EQ(counts.count("ConvGradI"), 0U);
+  // The first layer's ConvGradW reads the 3-channel image plain, the others blocked input.
+  int plain_input = 0;
+  for (const ApplyNode* node : blocked.graph().toposort()) {
+    if (node->op().name != "BlockedConvGradW" || node->attrs().get_bool("in_blocked")) continue;
+    ++plain_input;
+    EXPECT_EQ(node->input(0).rank(), 4);
+  }
+  EXPECT_EQ(plain_input, 1);
+  // Only at the loss: the value it reduces and the last ReLU's input and comparison leave the
+  // layout, and the gradient computed from them enters it again. The image is read plain, and
+  // the shapes the gradients need are read off the blocked values.
+  EXPECT_EQ(counts.at("FromChannelBlocks"), 3);
+  EXPECT_EQ(counts.at("ToChannelBlocks"), 1);
+  expect_same_results(blocked, plain, {random_tensor(DType::Float32, {4, 3, 12, 10}, 9)}, 1e-4);
 }
 
 TEST(ChannelBlocks, ChannelsPerBroadcastStayPlain) {

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: Apache-2.0
+// The training step's ops on channel-blocked (N, C/B, H, W, B) activations (channel_blocks.h),
+// made by use_channel_blocks from their plain forms so that a network's activations and their
+// gradients stay blocked from one convolution to the next:
+// - BlockedConvGradI (w, dy, x_shape) -> dx: ConvGradI with dy and dx blocked;
+// - BlockedConvGradW (x, dy, w_shape) -> dw: ConvGradW with dy blocked and x blocked when
+//   in_blocked (a first layer with fewer channels than a block reads plain input);
+// - BlockedBatchNormTrain (x, gamma, beta) -> y, mean, var and BlockedBatchNormGrad (x, dy,
+//   gamma, mean, var) -> dx, dgamma, dbeta: the batch-norm ops with x, y, dy, dx blocked;
+// - BlockedMaxPoolGrad (x, dy) -> dx: MaxPoolGrad with all three blocked.
+// Each keeps its plain form's attrs (plus "block") and inputs, and the shapes given as inputs
+// stay plain. Weights stay plain OIHW: they change every step, so the convolution kernels reorder
+// them within the call (oneDNN's blocked backward kernels want blocked weights) and ConvGradW's
+// result comes back plain for the update. The reference kernels are the plain ops' between
+// unblock() and block_into(). Gradient ops without gradients of their own.
+#include <fmt/format.h>
+
+#include "batch_norm_dnnl.h"
+#include "channel_blocks.h"
+#include "conv_dnnl.h"
+#include "conv_geometry.h"
+#include "conv_nodes.h"
+#include "dnnl_accepts.h"
+#include "pool_dnnl.h"
+#include "pool_geometry.h"
+#include "reference_loops.h"
+#include "tscope/graph/apply.h"
+#include "tscope/graph/op_registry.h"
+#include "tscope/ops/registry.h"
+
+namespace tscope::ops {
+namespace {
+constexpr std::string_view kGradI = "BlockedConvGradI";
+constexpr std::string_view kGradW = "BlockedConvGradW";
+constexpr std::string_view kNormTrain = "BlockedBatchNormTrain";
+constexpr std::string_view kNormGrad = "BlockedBatchNormGrad";
+constexpr std::string_view kPoolGrad = "BlockedMaxPoolGrad";
+
+void check_float32(const InferContext& ctx,
+                   std::initializer_list<int> indices,
+                   std::string_view label) {
+  for (int i : indices) {
+    if (ctx.input_type(i).dtype != DType::Float32) {
+      throw_error(ErrorKind::TypeMismatch, "{}: input {} is {}, expects float32", label, i,
+                  dtype_name(ctx.input_type(i).dtype));
+    }
+  }
+}
+
+// The plain (N, C, H, W) dims of a blocked input, checked against the node's block.
+Dims plain_of(const Dims& blocked, const Attrs& attrs, std::string_view label) {
+  const std::int64_t block = detail::check_block_attr(attrs, label);
+  detail::check_blocked_dims(blocked, block, label);
+  return detail::plain_shape(blocked);
+}
+
+bool in_blocked(const Attrs& attrs) { return attrs.get_bool_or("in_blocked", true); }
+
+// ---- BlockedConvGradI ----
+
+std::vector<Type> infer_grad_inputs(const InferContext& ctx) {
+  check_float32(ctx, {0, 1}, kGradI);
+  const Dims x = detail::static_shape_input(ctx.inputs[2], 4, kGradI);
+  const Dims dy = plain_of(ctx.input_type(1).dims, ctx.attrs, kGradI);
+  const detail::ConvGeometry g =
+      detail::conv_geometry(ctx.attrs, x, ctx.input_type(0).dims, kGradI);
+  detail::check_conv_output_grad(g, dy, kGradI);
+  Dims dims = g.input_shape();
+  if (dims[0] == kUnknownDim) dims[0] = dy[0];
+  return {Type{DType::Float32, detail::blocked_shape(dims, ctx.attrs.get_int("block"), kGradI)}};
+}
+
+detail::ConvGeometry grad_inputs_geometry(const KernelContext& ctx) {
+  const Dims x = detail::shape_from_tensor(ctx.input(2), 4, kGradI);
+  const detail::ConvGeometry g = detail::conv_geometry(*ctx.attrs, x, ctx.input(0).shape(), kGradI);
+  detail::check_conv_output_grad(g, plain_of(ctx.input(1).shape(), *ctx.attrs, kGradI), kGradI);
+  return g;
+}
+
+void grad_inputs_reference(KernelContext& ctx) {
+  const detail::ConvGeometry g = grad_inputs_geometry(ctx);
+  const Tensor dx = detail::run_plain_reference(
+      ctx, "ConvGradI", *ctx.attrs, {ctx.input(0), detail::unblock(ctx.input(1)), ctx.input(2)})[0];
+  Tensor& out = ctx.allocate_output(
+      0, DType::Float32,
+      detail::blocked_shape(g.input_shape(), ctx.attrs->get_int("block"), kGradI));
+  detail::block_into(dx, out);
+}
+
+void grad_inputs_dnnl(KernelContext& ctx) {
+  const detail::ConvGeometry g = grad_inputs_geometry(ctx);
+  const std::int64_t block = ctx.attrs->get_int("block");
+  const Tensor w = ctx.input(0).contiguous();
+  const Tensor dy = ctx.input(1).contiguous();
+  Tensor& dx =
+      ctx.allocate_output(0, DType::Float32, detail::blocked_shape(g.input_shape(), block, kGradI));
+  const bool empty = dx.numel() == 0 || w.numel() == 0 || dy.numel() == 0;
+  if (empty || !detail::run_conv_dnnl(ctx, detail::ConvDirection::BackwardData, g, dx, w, dy,
+                                      {block, block})) {
+    grad_inputs_reference(ctx);
+  }
+}
+
+// ---- BlockedConvGradW ----
+
+Dims grad_weights_x(const Dims& x, const Attrs& attrs) {
+  return in_blocked(attrs) ? plain_of(x, attrs, kGradW) : x;
+}
+
+std::vector<Type> infer_grad_weights(const InferContext& ctx) {
+  check_float32(ctx, {0, 1}, kGradW);
+  const Dims w = detail::static_shape_input(ctx.inputs[2], 4, kGradW);
+  const Dims dy = plain_of(ctx.input_type(1).dims, ctx.attrs, kGradW);
+  const detail::ConvGeometry g = detail::conv_geometry(
+      ctx.attrs, grad_weights_x(ctx.input_type(0).dims, ctx.attrs), w, kGradW);
+  detail::check_conv_output_grad(g, dy, kGradW);
+  Dims dims = g.weight_shape();
+  if (dims[0] == kUnknownDim) dims[0] = dy[1];
+  if (dims[1] == kUnknownDim) dims[1] = w[1];
+  return {Type{DType::Float32, dims}};
+}
+
+detail::ConvGeometry grad_weights_geometry(const KernelContext& ctx) {
+  const Dims w = detail::shape_from_tensor(ctx.input(2), 4, kGradW);
+  const detail::ConvGeometry g = detail::conv_geometry(
+      *ctx.attrs, grad_weights_x(ctx.input(0).shape(), *ctx.attrs), w, kGradW);
+  detail::check_conv_output_grad(g, plain_of(ctx.input(1).shape(), *ctx.attrs, kGradW), kGradW);
+  return g;
+}
+
+void grad_weights_reference(KernelContext& ctx) {
+  grad_weights_geometry(ctx);
+  const Tensor x = in_blocked(*ctx.attrs) ? detail::unblock(ctx.input(0)) : ctx.input(0);
+  const Tensor dw = detail::run_plain_reference(
+      ctx, "ConvGradW", *ctx.attrs, {x, detail::unblock(ctx.input(1)), ctx.input(2)})[0];
+  detail::store_doubles(ctx.allocate_output(0, DType::Float32, dw.shape()), dw.to_doubles());
+}
+
+void grad_weights_dnnl(KernelContext& ctx) {
+  const detail::ConvGeometry g = grad_weights_geometry(ctx);
+  const std::int64_t block = ctx.attrs->get_int("block");
+  const Tensor x = ctx.input(0).contiguous();
+  const Tensor dy = ctx.input(1).contiguous();
+  Tensor& dw = ctx.allocate_output(0, DType::Float32, g.weight_shape());
+  const bool empty = dw.numel() == 0 || x.numel() == 0 || dy.numel() == 0;
+  if (empty || !detail::run_conv_dnnl(ctx, detail::ConvDirection::BackwardWeights, g, x, dw, dy,
+                                      {in_blocked(*ctx.attrs) ? block : 0, block})) {
+    grad_weights_reference(ctx);
+  }
+}
+
+// Same cost as the plain ops: the flops of the convolution and the bytes of the operands.
+Cost conv_grad_cost(const CostContext& ctx) {
+  const bool grad_inputs = ctx.op.name == kGradI;
+  const Dims dy = detail::plain_shape(ctx.input_shapes[1]);
+  const Dims w = grad_inputs ? ctx.input_shapes[0] : ctx.output_shapes[0];
+  const double elements =
+      static_cast<double>(ctx.input_shapes[0].product() + ctx.input_shapes[1].product() +
+                          ctx.output_shapes[0].product());
+  return Cost{detail::conv_flops(dy, w), elements * 4.0};
+}
+
+// "Conv2dGradI{stride=(1,1),pad=(1,1),dilation=(1,1),groups=1,nChw16c}".
+std::string print_conv_grad(const OpDef& op, const Attrs& attrs) {
+  std::string name = detail::conv_printed_name(op.name == kGradI ? "GradI" : "GradW", attrs);
+  name.pop_back();
+  const std::int64_t block = attrs.get_int("block");
+  const bool plain_x = op.name == kGradW && !in_blocked(attrs);
+  return name +
+         (plain_x ? fmt::format(",nchw+nChw{}c}}", block) : fmt::format(",nChw{}c}}", block));
+}
+
+bool float32_inputs(std::span<const Variable> inputs, const Attrs&) {
+  return detail::inputs_are_float32(inputs, {0, 1});
+}
+
+// ---- BlockedBatchNormTrain / BlockedBatchNormGrad ----
+
+void check_channel_vectors(const InferContext& ctx,
+                           std::int64_t channels,
+                           std::initializer_list<int> indices,
+                           std::string_view label) {
+  for (int i : indices) {
+    const Dims& v = ctx.input_type(i).dims;
+    if (v.rank() != 1 || (v[0] != kUnknownDim && channels != kUnknownDim && v[0] != channels)) {
+      throw_error(ErrorKind::ShapeMismatch, "{}: input {} {} for {} channels", label, i,
+                  v.to_string(), channels);
+    }
+  }
+}
+
+std::vector<Type> infer_norm_train(const InferContext& ctx) {
+  check_float32(ctx, {0, 1, 2}, kNormTrain);
+  const Dims x = plain_of(ctx.input_type(0).dims, ctx.attrs, kNormTrain);
+  check_channel_vectors(ctx, x[1], {1, 2}, kNormTrain);
+  const Type channels{DType::Float32, Dims{x[1]}};
+  return {ctx.input_type(0), channels, channels};
+}
+
+std::vector<Type> infer_norm_grad(const InferContext& ctx) {
+  check_float32(ctx, {0, 1, 2, 3, 4}, kNormGrad);
+  const Dims x = plain_of(ctx.input_type(0).dims, ctx.attrs, kNormGrad);
+  const Dims dy = plain_of(ctx.input_type(1).dims, ctx.attrs, kNormGrad);
+  if (dy.rank() != x.rank()) {
+    throw_error(ErrorKind::ShapeMismatch, "{}: dy {} must match x {}", kNormGrad, dy.to_string(),
+                x.to_string());
+  }
+  check_channel_vectors(ctx, x[1], {2, 3, 4}, kNormGrad);
+  const Type channels{DType::Float32, Dims{x[1]}};
+  return {ctx.input_type(0), channels, channels};
+}
+
+// Runs the plain op's reference on the unblocked tensors and stores its outputs: the first
+// blocked like x, the per-channel vectors as they are.
+void norm_reference(KernelContext& ctx, std::string_view plain_op, int blocked_inputs) {
+  std::vector<Tensor> inputs;
+  for (int i = 0; i < ctx.num_inputs; ++i) {
+    inputs.push_back(i < blocked_inputs ? detail::unblock(ctx.input(i)) : ctx.input(i));
+  }
+  const std::vector<Tensor> outputs =
+      detail::run_plain_reference(ctx, plain_op, *ctx.attrs, inputs);
+  Tensor& y = ctx.allocate_output(0, DType::Float32, ctx.input(0).shape());
+  detail::block_into(outputs[0], y);
+  for (int i = 1; i < 3; ++i) {
+    const Tensor& vector = outputs[static_cast<std::size_t>(i)];
+    detail::store_doubles(ctx.allocate_output(i, DType::Float32, vector.shape()),
+                          vector.to_doubles());
+  }
+}
+
+void norm_train_reference(KernelContext& ctx) { norm_reference(ctx, "BatchNormTrain", 1); }
+void norm_grad_reference(KernelContext& ctx) { norm_reference(ctx, "BatchNormGrad", 2); }
+
+void norm_train_dnnl(KernelContext& ctx) {
+  const Tensor x = ctx.input(0).contiguous();
+  const Dims channels{detail::plain_shape(x.shape())[1]};
+  Tensor& y = ctx.allocate_output(0, DType::Float32, x.shape());
+  Tensor& mean = ctx.allocate_output(1, DType::Float32, channels);
+  Tensor& var = ctx.allocate_output(2, DType::Float32, channels);
+  if (x.numel() == 0 || ctx.input(1).numel() != channels[0] ||
+      !detail::run_batch_norm_train_dnnl(ctx, ctx.attrs->get_double("epsilon"), x,
+                                         ctx.input(1).contiguous(), ctx.input(2).contiguous(), y,
+                                         mean, var, ctx.attrs->get_int("block"))) {
+    norm_train_reference(ctx);
+  }
+}
+
+void norm_grad_dnnl(KernelContext& ctx) {
+  const Tensor x = ctx.input(0).contiguous();
+  const Tensor dy = ctx.input(1).contiguous();
+  const Dims channels{detail::plain_shape(x.shape())[1]};
+  if (!(dy.shape() == x.shape()) || x.numel() == 0 || ctx.input(2).numel() != channels[0]) {
+    norm_grad_reference(ctx);  // reports the mismatch, or handles the empty batch
+    return;
+  }
+  Tensor& dx = ctx.allocate_output(0, DType::Float32, x.shape());
+  Tensor& dgamma = ctx.allocate_output(1, DType::Float32, channels);
+  Tensor& dbeta = ctx.allocate_output(2, DType::Float32, channels);
+  if (!detail::run_batch_norm_grad_dnnl(ctx, ctx.attrs->get_double("epsilon"), x, dy,
+                                        ctx.input(2).contiguous(), ctx.input(3).contiguous(),
+                                        ctx.input(4).contiguous(), dx, dgamma, dbeta,
+                                        ctx.attrs->get_int("block"))) {
+    norm_grad_reference(ctx);
+  }
+}
+
+Cost norm_cost(const CostContext& ctx) {
+  const double elements = static_cast<double>(ctx.input_shapes[0].product());
+  double bytes = 0;
+  for (const Dims& shape : ctx.input_shapes) bytes += static_cast<double>(shape.product()) * 4.0;
+  for (const Dims& shape : ctx.output_shapes) bytes += static_cast<double>(shape.product()) * 4.0;
+  // As the plain ops count: statistics and normalisation (6), the gradient's sums and dx (7).
+  return Cost{(ctx.op.name == kNormGrad ? 7.0 : 6.0) * elements, bytes};
+}
+
+std::string print_norm(const OpDef& op, const Attrs& attrs) {
+  const std::string_view plain = op.name == kNormGrad ? "BatchNormGrad" : "BatchNormTrain";
+  return fmt::format("{}{{epsilon={:g},nChw{}c}}", plain, attrs.get_double("epsilon"),
+                     attrs.get_int("block"));
+}
+
+bool norm_float32(std::span<const Variable> inputs, const Attrs&) {
+  return detail::inputs_are_float32(inputs, {0, 1, 2});
+}
+
+// ---- BlockedMaxPoolGrad ----
+
+std::vector<Type> infer_pool_grad(const InferContext& ctx) {
+  check_float32(ctx, {0, 1}, kPoolGrad);
+  const detail::PoolGeometry g = detail::pool_geometry(
+      ctx.attrs, plain_of(ctx.input_type(0).dims, ctx.attrs, kPoolGrad), kPoolGrad);
+  detail::check_pool_output_shape(g, plain_of(ctx.input_type(1).dims, ctx.attrs, kPoolGrad), "dy",
+                                  kPoolGrad);
+  return {ctx.input_type(0)};
+}
+
+detail::PoolGeometry pool_grad_geometry(const KernelContext& ctx) {
+  const detail::PoolGeometry g = detail::pool_geometry(
+      *ctx.attrs, plain_of(ctx.input(0).shape(), *ctx.attrs, kPoolGrad), kPoolGrad);
+  detail::check_pool_output_shape(g, plain_of(ctx.input(1).shape(), *ctx.attrs, kPoolGrad), "dy",
+                                  kPoolGrad);
+  return g;
+}
+
+void pool_grad_reference(KernelContext& ctx) {
+  pool_grad_geometry(ctx);
+  const Tensor dx = detail::run_plain_reference(
+      ctx, "MaxPoolGrad", *ctx.attrs,
+      {detail::unblock(ctx.input(0)), detail::unblock(ctx.input(1))})[0];
+  Tensor& out = ctx.allocate_output(0, DType::Float32, ctx.input(0).shape());
+  detail::block_into(dx, out);
+}
+
+void pool_grad_dnnl(KernelContext& ctx) {
+  const detail::PoolGeometry g = pool_grad_geometry(ctx);
+  const Tensor x = ctx.input(0).contiguous();
+  const Tensor dy = ctx.input(1).contiguous();
+  Tensor& dx = ctx.allocate_output(0, DType::Float32, x.shape());
+  if (dy.numel() == 0 ||
+      !detail::run_max_pool_backward_dnnl(ctx, g, x, dy, dx, ctx.attrs->get_int("block"))) {
+    pool_grad_reference(ctx);
+  }
+}
+
+Cost pool_grad_cost(const CostContext& ctx) {
+  double elements = static_cast<double>(ctx.output_shapes[0].product());
+  for (const Dims& shape : ctx.input_shapes) elements += static_cast<double>(shape.product());
+  return Cost{detail::pool_flops(detail::plain_shape(ctx.input_shapes[1]), ctx.attrs),
+              elements * 4.0};
+}
+
+std::string print_pool_grad(const OpDef&, const Attrs& attrs) {
+  std::string name = detail::pool_printed_name("MaxPool", "Grad", attrs);
+  name.pop_back();
+  return name + fmt::format(",nChw{}c}}", attrs.get_int("block"));
+}
+}  // namespace
+
+void register_blocked_training_ops(OpRegistry& registry) {
+  registry.add({.name = kGradI,
+                .family = "ConvGradI",
+                .summary = "ConvGradI with dy and dx channel-blocked (N, C/B, H, W, B)",
+                .num_inputs = 3,
+                .infer = infer_grad_inputs,
+                .reference = {"ref", grad_inputs_reference},
+                .fast = {"dnnl", grad_inputs_dnnl, float32_inputs},
+                .cost = conv_grad_cost,
+                .print = print_conv_grad});
+  registry.add({.name = kGradW,
+                .family = "ConvGradW",
+                .summary = "ConvGradW with dy (and x unless in_blocked=false) channel-blocked",
+                .num_inputs = 3,
+                .infer = infer_grad_weights,
+                .reference = {"ref", grad_weights_reference},
+                .fast = {"dnnl", grad_weights_dnnl, float32_inputs},
+                .cost = conv_grad_cost,
+                .print = print_conv_grad});
+  registry.add({.name = kNormTrain,
+                .family = "BatchNorm",
+                .summary = "BatchNormTrain on channel-blocked x: y (blocked), mean, variance",
+                .num_inputs = 3,
+                .num_outputs = 3,
+                .infer = infer_norm_train,
+                .reference = {"ref", norm_train_reference},
+                .fast = {"dnnl", norm_train_dnnl, norm_float32},
+                .cost = norm_cost,
+                .print = print_norm});
+  registry.add({.name = kNormGrad,
+                .family = "BatchNormGrad",
+                .summary = "BatchNormGrad on channel-blocked x and dy: dx (blocked), dgamma, dbeta",
+                .num_inputs = 5,
+                .num_outputs = 3,
+                .infer = infer_norm_grad,
+                .reference = {"ref", norm_grad_reference},
+                .fast = {"dnnl", norm_grad_dnnl, norm_float32},
+                .cost = norm_cost,
+                .print = print_norm});
+  registry.add({.name = kPoolGrad,
+                .family = "MaxPoolGrad",
+                .summary = "MaxPoolGrad on channel-blocked x and dy: dx (blocked)",
+                .num_inputs = 2,
+                .infer = infer_pool_grad,
+                .reference = {"ref", pool_grad_reference},
+                .fast = {"dnnl", pool_grad_dnnl, float32_inputs},
+                .cost = pool_grad_cost,
+                .print = print_pool_grad});
+}
+
+}  // namespace tscope::ops
