@@ -37,9 +37,12 @@ void add_times(DiffMeasure& measure, const NodeRecord& node) {
   measure.total_ns = add(measure.total_ns, node.total_ns);
   measure.fastest_ns = add(measure.fastest_ns, times_calls(node.min_ns));
   measure.slowest_ns = add(measure.slowest_ns, times_calls(node.max_ns));
-  if (node.call_count > 1 && node.max_ns <= node.total_ns) {
-    measure.warm_ns = add(measure.warm_ns, node.total_ns - node.max_ns);
-    measure.warm_call_count = add(measure.warm_call_count, node.call_count - 1);
+  // Warm: without the slowest call of each run merged into the node (of its one run: max_ns).
+  const std::int64_t slowest_ns = node.run_count > 0 ? node.run_slowest_ns : node.max_ns;
+  const std::int64_t slowest_calls = node.run_count > 0 ? node.run_count : 1;
+  if (node.call_count > slowest_calls && slowest_ns <= node.total_ns) {
+    measure.warm_ns = add(measure.warm_ns, node.total_ns - slowest_ns);
+    measure.warm_call_count = add(measure.warm_call_count, node.call_count - slowest_calls);
   }
 }
 

@@ -12,7 +12,18 @@
 namespace tscope::profile {
 namespace {
 
+// A run's slowest calls and their count: its own merged figures, or its max_ns as one call.
+std::pair<std::int64_t, std::int64_t> slowest_calls(const NodeRecord& node) {
+  if (node.run_count > 0) return {node.run_slowest_ns, node.run_count};
+  return node.call_count > 0 ? std::pair<std::int64_t, std::int64_t>{node.max_ns, 1}
+                             : std::pair<std::int64_t, std::int64_t>{0, 0};
+}
+
 void merge_node(NodeRecord& into, const NodeRecord& node, const std::string& what) {
+  const auto [into_slowest, into_runs] = slowest_calls(into);
+  const auto [node_slowest, node_runs] = slowest_calls(node);
+  into.run_slowest_ns = checked_add(into_slowest, node_slowest, what, ErrorKind::Parse);
+  into.run_count = into_runs + node_runs;
   if (node.call_count > 0) {
     into.min_ns = into.call_count > 0 ? std::min(into.min_ns, node.min_ns) : node.min_ns;
     into.max_ns = std::max(into.max_ns, node.max_ns);

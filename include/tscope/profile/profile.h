@@ -40,6 +40,11 @@ struct NodeRecord {
   std::int64_t total_ns = 0;
   std::int64_t min_ns = 0;
   std::int64_t max_ns = 0;
+  /// A record merged from repeated runs (merge_repeated_runs): each run's slowest call summed,
+  /// and how many runs those are. 0 for one run, whose slowest call is max_ns. A comparison
+  /// leaves these calls (each run's first, as a rule) out of a row's warm mean.
+  std::int64_t run_slowest_ns = 0;
+  std::int64_t run_count = 0;
   double flops_per_call = -1;  ///< negative: the op has no cost rule
   double bytes_per_call = -1;  ///< memory the cost rule says a call moves; negative: no cost rule
   std::vector<TensorRecord> inputs;

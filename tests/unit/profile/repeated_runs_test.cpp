@@ -110,5 +110,44 @@ TEST(RepeatedRuns, ARunSlowThroughoutNoLongerDecidesTheGate) {
   EXPECT_TRUE(profile::diff_profiles(before, regressed).gate_failed);
 }
 
+// Each run's first call is cold (here 50 times its fastest). Merged, the other runs' first calls
+// must not count as warm calls: they would widen the spread before and let a regression of every
+// warm call pass as noise.
+Profile run_with_cold_call(std::int64_t conv_fastest_ns) {
+  Profile profile = run(conv_fastest_ns, 100);
+  for (NodeRecord& node : profile.functions[0].nodes) {
+    node.total_ns += 48 * node.min_ns;
+    node.max_ns = 50 * node.min_ns;
+  }
+  return profile;
+}
+
+TEST(RepeatedRuns, EachRunsSlowestCallStaysOutOfTheWarmMean) {
+  const Profile before = profile::merge_repeated_runs(
+      {run_with_cold_call(1000), run_with_cold_call(1000), run_with_cold_call(1000)},
+      {"b1", "b2", "b3"}, "before");
+  const NodeRecord& conv = before.functions[0].nodes[0];
+  EXPECT_EQ(conv.run_count, 3);
+  EXPECT_EQ(conv.run_slowest_ns, 3 * 50'000);
+  EXPECT_EQ(conv.max_ns, 50'000);
+  // Every warm call 25% slower in every run.
+  const Profile after = profile::merge_repeated_runs(
+      {run_with_cold_call(1250), run_with_cold_call(1250), run_with_cold_call(1250)},
+      {"a1", "a2", "a3"}, "after");
+  const profile::ProfileDiff diff = profile::diff_profiles(before, after);
+  const profile::DiffRow& row = diff.nodes.matched[0];
+  ASSERT_EQ(row.name, "Conv(x, w)");
+  // The warm mean of one run: 13 fastest calls' worth over its 9 warm calls.
+  EXPECT_EQ(row.before.warm_call_count, 27);
+  EXPECT_DOUBLE_EQ(row.before.warm_ns_per_call(), 13'000.0 / 9.0);
+  EXPECT_TRUE(row.slower);
+  EXPECT_TRUE(diff.gate_failed);
+  // Merging the merged side again keeps the count of runs.
+  const Profile twice = profile::merge_repeated_runs({before, run_with_cold_call(1000)},
+                                                     {"before", "b4"}, "four runs");
+  EXPECT_EQ(twice.functions[0].nodes[0].run_count, 4);
+  EXPECT_EQ(twice.functions[0].nodes[0].run_slowest_ns, 4 * 50'000);
+}
+
 }  // namespace
 }  // namespace tscope
