@@ -449,17 +449,19 @@ TEST(ChannelBlocks, DepthwiseConvolutionsRunOnZeroPaddedChannels) {
         SCOPED_TRACE(::testing::Message()
                      << "block " << block << ", " << channels << " channels, stride " << stride);
         Variable x = tensor4(DType::Float32, "x");
-        Variable expanded = hardswish(
-            with_bias(conv2d(x, conv_weights(channels, 16, 1, seed++)), channels, seed++));
+        // Six seeds per case, named so that no expression reads the counter twice.
+        const std::uint64_t s = seed;
+        seed += 6;
+        Variable expanded =
+            hardswish(with_bias(conv2d(x, conv_weights(channels, 16, 1, s)), channels, s + 1));
         Variable depthwise =
-            relu(with_bias(conv2d(expanded, conv_weights(channels, 1, kernel, seed++),
+            relu(with_bias(conv2d(expanded, conv_weights(channels, 1, kernel, s + 2),
                                   {.strides = {stride, stride},
                                    .padding = Padding::symmetric({kernel / 2, kernel / 2}),
                                    .groups = channels}),
-                           channels, seed++));
+                           channels, s + 3));
         if (stride == 1) depthwise = depthwise + expanded;
-        Variable out =
-            with_bias(conv2d(depthwise, conv_weights(16, channels, 1, seed++)), 16, seed++);
+        Variable out = with_bias(conv2d(depthwise, conv_weights(16, channels, 1, s + 4)), 16, s + 5);
 
         Function blocked = compile({x}, {out, depthwise}, true, block);
         Function plain = compile({x}, {out, depthwise}, false);
