@@ -461,7 +461,8 @@ TEST(ChannelBlocks, DepthwiseConvolutionsRunOnZeroPaddedChannels) {
                                    .groups = channels}),
                            channels, s + 3));
         if (stride == 1) depthwise = depthwise + expanded;
-        Variable out = with_bias(conv2d(depthwise, conv_weights(16, channels, 1, s + 4)), 16, s + 5);
+        Variable out =
+            with_bias(conv2d(depthwise, conv_weights(16, channels, 1, s + 4)), 16, s + 5);
 
         Function blocked = compile({x}, {out, depthwise}, true, block);
         Function plain = compile({x}, {out, depthwise}, false);
