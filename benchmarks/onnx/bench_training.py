@@ -19,7 +19,7 @@ import sys
 import time
 
 import training_models
-from bench_zoo import RunError, parse_bench_line, run_process
+from bench_zoo import RunError, parse_bench_line, run_process, tscope_release
 from run_zoo import cpu_name
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -95,8 +95,7 @@ def ms_cell(value):
 
 def markdown(tables, idle, checks, args):
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
-    tscope = subprocess.run([args.tscope, "--version"], capture_output=True, text=True)
-    version = ", ".join(tscope.stdout.strip().splitlines()).removeprefix("tscope ")
+    version = tscope_release(args.tscope)
     lines = [
         f"`{args.command}`, {date}, {cpu_name()} ({os.cpu_count()} cores); Tensorscope "
         f"{version}; PyTorch {importlib.metadata.version('torch')}. Milliseconds per training "

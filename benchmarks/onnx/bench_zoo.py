@@ -18,6 +18,7 @@ import importlib.metadata
 import json
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -302,14 +303,20 @@ def print_table(rows, means, threads, args):
     print(mean_line(means, threads))
 
 
+def tscope_release(path):
+    """`tscope --version` on one line, without the commit: the docs' tables name the release."""
+    tscope = subprocess.run([path, "--version"], capture_output=True, text=True)
+    version = ", ".join(tscope.stdout.strip().splitlines()) or "unknown"
+    return re.sub(r" \(commit [0-9a-f]+(-dirty)?\)", "", version.removeprefix("tscope "))
+
+
 def versions(args):
-    tscope = subprocess.run([args.tscope, "--version"], capture_output=True, text=True)
-    tscope_version = ", ".join(tscope.stdout.strip().splitlines()) or "unknown"
+    tscope_version = tscope_release(args.tscope)
     package = os.path.join(args.node_modules, "onnxruntime-node", "package.json")
     with open(package) as manifest:
         ort_version = json.load(manifest)["version"]
     torch_version = importlib.metadata.version("torch")
-    return (f"Tensorscope {tscope_version.removeprefix('tscope ')}; PyTorch {torch_version}; "
+    return (f"Tensorscope {tscope_version}; PyTorch {torch_version}; "
             f"ONNX Runtime {ort_version} (onnxruntime-node, CPU, graph optimisation level all, "
             f"intra-op threads = thread count)")
 
