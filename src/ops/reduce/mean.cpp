@@ -33,9 +33,10 @@ void compute_mean(KernelContext& ctx) {
   });
 }
 
-// Fast path: Sum's row sums when the reduced axes are the trailing ones of a contiguous input
-// (global average pooling), otherwise the strided walk of Sum with a double (or int64-to-double)
-// accumulator; then one division. An empty reduced extent gives NaN, as in NumPy.
+// Fast path: Sum's sums over one run of consecutive axes whose elements lie packed (global average
+// pooling of a plain or a channel-blocked value, or of a channel slice), otherwise the strided walk
+// of Sum with a double (or int64-to-double) accumulator; then one division. An empty reduced
+// extent gives NaN, as in NumPy.
 void compute_mean_fast(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const double count = static_cast<double>(
@@ -43,7 +44,7 @@ void compute_mean_fast(KernelContext& ctx) {
   visit_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const auto divide = [count](double acc) { return acc / count; };
-    if (detail::sum_trailing_rows<T>(ctx, mean_dtype(x.dtype()), divide)) return;
+    if (detail::sum_axis_block<T>(ctx, mean_dtype(x.dtype()), divide)) return;
     detail::fold_reduce<T, double>(
         ctx, mean_dtype(x.dtype()), 0.0,
         [](double acc, T value) { return acc + static_cast<double>(value); },

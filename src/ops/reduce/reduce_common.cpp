@@ -132,12 +132,21 @@ Cost reduce_cost(const CostContext& ctx) {
   return Cost{count, count * static_cast<double>(dtype_size(ctx.input_dtypes[0]))};
 }
 
-bool reduces_trailing_rows(const Tensor& x, const std::vector<int>& axes) {
-  if (axes.empty() || !x.is_contiguous() || x.numel() == 0) return false;
-  // Sorted and de-duplicated (reduced_axes): the last axes exactly when they end at rank - 1 and
-  // have no gaps.
-  return axes.back() == x.rank() - 1 &&
-         axes.back() - axes.front() == static_cast<int>(axes.size()) - 1;
+std::optional<ReducedBlock> reduced_block(const Tensor& x, const std::vector<int>& axes) {
+  if (axes.empty() || x.numel() == 0) return std::nullopt;
+  if (axes.back() - axes.front() != static_cast<int>(axes.size()) - 1) return std::nullopt;
+  ReducedBlock block;
+  block.outer_rank = axes.front();
+  // From the last axis to the first reduced one, each stride is the size of what follows it.
+  std::int64_t packed = 1;
+  for (int axis = x.rank() - 1; axis >= axes.front(); --axis) {
+    const std::int64_t extent = x.shape()[axis];
+    if (extent != 1 && x.strides()[axis] != packed) return std::nullopt;
+    packed *= extent;
+    (axis > axes.back() ? block.inner : block.count) *= extent;
+  }
+  for (int axis = 0; axis < axes.front(); ++axis) block.outer *= x.shape()[axis];
+  return block;
 }
 
 }  // namespace tscope::ops::detail

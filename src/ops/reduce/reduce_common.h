@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <numeric>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -144,9 +145,42 @@ void fold_reduce(KernelContext& ctx, DType out_dtype, Acc init, Step step, Finis
   });
 }
 
-/// Whether `axes` are the last axes of a contiguous `x` (one block ending at the innermost axis):
-/// then each output element is the sum of one contiguous row of reduced_count elements.
-[[nodiscard]] bool reduces_trailing_rows(const Tensor& x, const std::vector<int>& axes);
+/// An input whose reduced axes form one run of consecutive axes, which with the axes after them
+/// are contiguous, seen as an (outer, count, inner) array: output element (o, i) folds
+/// x[o, :, i]. Global average pooling reduces trailing axes (inner 1: one contiguous row per output
+/// element), also of a channel slice (a view whose outer axes step over dropped channels); the same
+/// pool on a channel-blocked (N, C/B, H, W, B) value reduces the two axes before the block
+/// (inner B).
+struct ReducedBlock {
+  std::int64_t outer = 1;
+  std::int64_t count = 1;
+  std::int64_t inner = 1;
+  int outer_rank = 0;  ///< the axes before the run
+};
+
+/// `x` as a ReducedBlock over `axes` (sorted and de-duplicated, as reduced_axes gives them), or
+/// nullopt when x is empty, the axes leave a gap, or the run and the axes after it are not
+/// contiguous.
+[[nodiscard]] std::optional<ReducedBlock> reduced_block(const Tensor& x,
+                                                        const std::vector<int>& axes);
+
+/// Calls fn(o, offset) for each outer index o of `block` in order, with the element offset of
+/// x[o, 0, 0]: a running multi-index over the outer axes, so strided outer axes cost no division.
+template <class Fn>
+void for_each_outer(const Tensor& x, const ReducedBlock& block, Fn fn) {
+  std::array<std::int64_t, kMaxRank> index{};
+  std::int64_t offset = 0;
+  for (std::int64_t o = 0; o < block.outer; ++o) {
+    fn(o, offset);
+    for (int axis = block.outer_rank - 1; axis >= 0; --axis) {
+      const auto slot = static_cast<std::size_t>(axis);
+      offset += x.strides()[axis];
+      if (++index[slot] < x.shape()[axis]) break;
+      offset -= x.strides()[axis] * x.shape()[axis];
+      index[slot] = 0;
+    }
+  }
+}
 
 /// The double sum of `count` contiguous values in four interleaved partial sums, so that
 /// consecutive additions do not wait on each other (one chain of dependent double adds makes a
@@ -162,26 +196,62 @@ double sum_row(const T* row, std::int64_t count) {
   return (partial[0] + partial[1]) + (partial[2] + partial[3]);
 }
 
-/// Sum's and Mean's floating-point fast path when reduces_trailing_rows holds: output element r
-/// is finish(sum_row(row r)). Returns false, doing nothing, otherwise (the caller then runs
-/// fold_reduce).
+/// The double sum of a row too short for sum_row's lanes to pay: one short chain of additions,
+/// which the next row's chain overlaps, where a call per row would cost more than its additions.
+template <class T>
+double sum_short_row(const T* row, std::int64_t count) {
+  double total = 0.0;
+  for (std::int64_t i = 0; i < count; ++i) total += static_cast<double>(row[i]);
+  return total;
+}
+
+/// The double sums over the middle axis of one (count, inner) block into `totals` (inner
+/// accumulators), one contiguous input row at a time (vector adds along the row).
+template <class T>
+void sum_middle_axis(const T* block, std::int64_t count, std::int64_t inner, double* totals) {
+  std::fill_n(totals, inner, 0.0);
+  for (std::int64_t k = 0; k < count; ++k) {
+    const T* row = block + k * inner;
+    for (std::int64_t i = 0; i < inner; ++i) totals[i] += static_cast<double>(row[i]);
+  }
+}
+
+/// Sum's and Mean's floating-point fast path when the input is a ReducedBlock: output element
+/// (o, i) is finish(the double sum of x[o, :, i]). Returns false, doing nothing, otherwise (the
+/// caller then runs fold_reduce).
 template <class T, class Finish>
-bool sum_trailing_rows(KernelContext& ctx, DType out_dtype, Finish finish) {
+bool sum_axis_block(KernelContext& ctx, DType out_dtype, Finish finish) {
   if constexpr (!std::is_floating_point_v<T>) {
     return false;
   }
   const Tensor& x = ctx.input(0);
   const std::vector<int> axes = reduced_axes(*ctx.attrs, x.rank());
-  if (!reduces_trailing_rows(x, axes)) return false;
+  const std::optional<ReducedBlock> block = reduced_block(x, axes);
+  if (!block) return false;
   const bool keepdims = ctx.attrs->get_bool_or("keepdims", false);
   Tensor& out = ctx.allocate_output(0, out_dtype, reduced_dims(x.shape(), axes, keepdims));
-  const std::int64_t inner = reduced_count(x.shape(), axes);
   const T* data = static_cast<const T*>(x.raw_data());
+  const std::int64_t count = block->count;
+  const std::int64_t inner = block->inner;
   visit_dtype(out_dtype, [&](auto tag) {
     using Out = decltype(tag);
     Out* result = static_cast<Out*>(out.raw_data());
-    for (std::int64_t r = 0; r < out.numel(); ++r) {
-      result[r] = static_cast<Out>(finish(sum_row(data + r * inner, inner)));
+    if (inner > 1) {
+      std::vector<double> totals(static_cast<std::size_t>(inner));
+      for_each_outer(x, *block, [&](std::int64_t o, std::int64_t offset) {
+        sum_middle_axis(data + offset, count, inner, totals.data());
+        for (std::int64_t i = 0; i < inner; ++i) {
+          result[o * inner + i] = static_cast<Out>(finish(totals[static_cast<std::size_t>(i)]));
+        }
+      });
+    } else if (count < 16) {
+      for_each_outer(x, *block, [&](std::int64_t o, std::int64_t offset) {
+        result[o] = static_cast<Out>(finish(sum_short_row(data + offset, count)));
+      });
+    } else {
+      for_each_outer(x, *block, [&](std::int64_t o, std::int64_t offset) {
+        result[o] = static_cast<Out>(finish(sum_row(data + offset, count)));
+      });
     }
   });
   return true;

@@ -38,7 +38,7 @@ void compute_sum(KernelContext& ctx) {
   visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
     using T = decltype(tag);
     using Acc = detail::WideAccumulator<T>;
-    if (detail::sum_trailing_rows<T>(ctx, out_dtype, [](double total) { return total; })) return;
+    if (detail::sum_axis_block<T>(ctx, out_dtype, [](double total) { return total; })) return;
     detail::fold_reduce<T, Acc>(
         ctx, out_dtype, Acc{0}, [](Acc acc, T value) { return detail::wrapping_add(acc, static_cast<Acc>(value)); },
         [](Acc acc) { return acc; });

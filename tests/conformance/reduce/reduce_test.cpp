@@ -38,7 +38,13 @@ INSTANTIATE_TEST_SUITE_P(Axes, Reduce,
                                            // Trailing axes of a contiguous input: per-row sums
                                            // (global average pooling; rows with a tail of 1).
                                            AxesCase{"trailing_pool", {2, 5, 7, 7}, {2, 3}, true},
-                                           AxesCase{"trailing_odd", {3, 5, 13}, {1, 2}, false}),
+                                           AxesCase{"trailing_odd", {3, 5, 13}, {1, 2}, false},
+                                           // Rows too short for sum_row's lanes.
+                                           AxesCase{"trailing_short", {2, 6, 2, 2}, {2, 3}, false},
+                                           // A run of middle axes: the pool of a channel-blocked
+                                           // (N, C/B, H, W, B) value, and an odd inner extent.
+                                           AxesCase{"blocked_pool", {2, 3, 3, 3, 16}, {2, 3}, true},
+                                           AxesCase{"middle_run", {2, 3, 4, 5}, {1, 2}, false}),
                          [](const auto& info) { return info.param.name; });
 
 TEST(Reduce, TrailingRowSumsInFloat64MatchTheReference) {
@@ -46,6 +52,16 @@ TEST(Reduce, TrailingRowSumsInFloat64MatchTheReference) {
   const Tensor value = testing::random_tensor(DType::Float64, {4, 6, 9, 9}, 8, -1e3, 1e3);
   EXPECT_TRUE(testing::fast_matches_reference(
       {x}, {sum(x, {2, 3}, true), mean(x, {1, 2, 3}, false), sum(x, {3})}, {value}, 1e-13, 1e-10));
+}
+
+TEST(Reduce, PoolOfAChannelSliceMatchesTheReference) {
+  // The first channels of a wider value (the real channels of a zero-padded one): the pooled rows
+  // are contiguous, the outer axes step over the dropped channels.
+  Variable x = tensor(DType::Float32, {2, 9, 3, 3}, "x");
+  const Variable channels = subtensor(x, {slice(), slice(0, 7)});
+  const Tensor value = testing::random_tensor(DType::Float32, {2, 9, 3, 3}, 9);
+  EXPECT_TRUE(testing::fast_matches_reference(
+      {x}, {mean(channels, {2, 3}, true), sum(channels, {2, 3}, false)}, {value}, 1e-5, 1e-5));
 }
 
 TEST(Reduce, SumOfIntegersAccumulatesInInt64) {
