@@ -421,6 +421,35 @@ TEST(BlockedConv, PlainLayoutMatchesConvWithBias) {
                             ErrorKind::InvalidArgument, {"BlockedConv", "block 8", "oihw"}));
 }
 
+// One compiled BlockedConv called with input shapes that change between calls (batch, then
+// spatial extents, then back): a node keeps the geometry of its last call's shapes, and each call
+// must match the plain convolution of its own shapes.
+TEST(BlockedConv, CallsOfChangingShapesMatchConv) {
+  const ConvCase c{"3x3 s2",
+                   {2, 16, 9, 8},
+                   {16, 16, 3, 3},
+                   {.strides = {2, 2}, .padding = Padding::symmetric({1, 1})},
+                   true,
+                   0,
+                   kInf};
+  Variable x = tensor4(DType::Float32, "x");
+  Variable w = tensor(DType::Float32, c.w, "w");
+  Variable b = vector(DType::Float32, "b");
+  const auto [blocked, plain] = blocked_and_plain(c, "OIhw8i8o", x, w, b);
+  Function f = function({x, w, b}, {blocked, plain});
+  const Tensor weights = random_tensor(DType::Float32, c.w, 41);
+  const Tensor bias = random_tensor(DType::Float32, {16}, 42);
+  std::uint64_t seed = 43;
+  for (const Dims& shape :
+       {Dims{2, 16, 9, 8}, Dims{3, 16, 9, 8}, Dims{3, 16, 12, 5}, Dims{2, 16, 9, 8}}) {
+    SCOPED_TRACE(shape.to_string());
+    const std::vector<Tensor> out =
+        f({random_tensor(DType::Float32, shape, seed++), weights, bias});
+    EXPECT_EQ(out[0].shape(), out[1].shape());
+    EXPECT_TRUE(all_close(out[0], out[1], 1e-5, 1e-5));
+  }
+}
+
 TEST(BlockedConv, PrintedNameShowsLayoutAndEpilogue) {
   const ConvCase c{"relu6", {1, 8, 4, 4}, {8, 1, 3, 3}, {.groups = 8}, true, 0, 6};
   Variable x = tensor4(DType::Float32, "x");
