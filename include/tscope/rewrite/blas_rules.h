@@ -5,8 +5,11 @@
 /// only client is an add of a term that broadcasts to the product becomes Gemm (beta = alpha = 1).
 /// So does one whose only client is a reshape that splits its rows ((m, n) to (..., n)), read
 /// only by an add of a row of n (a Linear layer's bias on 3-D activations): the add becomes a
-/// reshape of the Gemm, which with constant weights runs on oneDNN's packed matmul. Replacements
-/// carry the replaced node's provenance.
+/// reshape of the Gemm, which with constant weights runs on oneDNN's packed matmul. An erf GELU,
+/// x * 0.5 * (1 + erf(x / sqrt(2))) (the three factors in any grouping, the scaling a division
+/// by sqrt(2) or a product with its reciprocal), applied to a Gemm or to a reshape of one becomes
+/// the Gemm's "gelu_erf" activation, when x and every intermediate are read by the GELU alone.
+/// Replacements carry the replaced node's provenance (a fused Gemm keeps the Gemm's).
 #include <vector>
 
 #include "tscope/rewrite/rule.h"
@@ -15,8 +18,8 @@
 
 namespace tscope::rewrite {
 
-/// dot_to_dot22 (tracks Dot), gemm_from_dot22_add and gemm_through_row_split (track Add), in that
-/// order.
+/// dot_to_dot22 (tracks Dot), gemm_from_dot22_add and gemm_through_row_split (track Add),
+/// transpose_through_dot22 (tracks DimShuffle) and fuse_gemm_gelu (tracks Mul), in that order.
 [[nodiscard]] std::vector<LocalRule> blas_rules();
 
 }  // namespace tscope::rewrite

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Gemm: beta * z + alpha * x.y with z broadcast to the (m, n) product (Theano's Gemm{no_inplace};
 // the output is a fresh buffer, z is never overwritten). The rewrite rule in
-// src/rewrite/rules/blas.cpp builds it from Dot22 + add, so a bias add costs no extra pass.
+// src/rewrite/rules/blas.cpp builds it from Dot22 + add, so a bias add costs no extra pass, and
+// folds an erf GELU that follows into the optional "activation" attribute ("gelu_erf"), applied
+// to the sum while the product's rows are still in cache.
 // The fast kernel multiplies float32 with oneDNN (packed weights or sgemm) and float64 with BLAS;
 // the profile's impl column says which ("dnnl" or "blas"), and blas_util.h says why float32
 // products stay off OpenBLAS's threads.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <numbers>
 #include <type_traits>
 
 #include "../broadcast_grad.h"
@@ -83,6 +87,18 @@ GemmShape check_gemm_shapes(const KernelContext& ctx) {
   return s;
 }
 
+bool applies_gelu(const Attrs& attrs) {
+  if (!attrs.has("activation")) return false;
+  const std::string& activation = attrs.get_string("activation");
+  if (activation != "gelu_erf") {
+    throw_error(ErrorKind::InvalidArgument, "Gemm: unknown activation '{}' (known: gelu_erf)",
+                activation);
+  }
+  return true;
+}
+
+double gelu_erf(double v) { return 0.5 * v * (1.0 + std::erf(v / std::numbers::sqrt2)); }
+
 void compute_gemm_reference(KernelContext& ctx) {
   const GemmShape s = check_gemm_shapes(ctx);
   const Tensor& z = ctx.input(0);
@@ -90,6 +106,7 @@ void compute_gemm_reference(KernelContext& ctx) {
   const Tensor& y = ctx.input(2);
   const double alpha = ctx.attrs->get_double("alpha");
   const double beta = ctx.attrs->get_double("beta");
+  const bool gelu = applies_gelu(*ctx.attrs);
   Tensor& out = ctx.allocate_output(0, x.dtype(), Dims{s.m, s.n});
   for (std::int64_t i = 0; i < s.m; ++i) {
     for (std::int64_t j = 0; j < s.n; ++j) {
@@ -99,21 +116,25 @@ void compute_gemm_reference(KernelContext& ctx) {
                  detail::element_at(y, p * y.strides()[0] + j * y.strides()[1]);
       }
       const double zv = detail::element_at(z, i * s.z_strides[0] + j * s.z_strides[1]);
-      detail::store_at(out, i * s.n + j, beta * zv + alpha * total);
+      const double sum = beta * zv + alpha * total;
+      detail::store_at(out, i * s.n + j, gelu ? gelu_erf(sum) : sum);
     }
   }
 }
 
+// The activation as a pass over the product, where oneDNN could not apply it as a post-op.
 template <class T>
-void run_gemm_fast(KernelContext& ctx, const GemmShape& s) {
+void apply_activation(const KernelContext& ctx, T* data, std::int64_t count) {
+  if (!applies_gelu(*ctx.attrs)) return;
+  for (std::int64_t i = 0; i < count; ++i) data[i] = static_cast<T>(gelu_erf(data[i]));
+}
+
+// beta * z + alpha * x.y through BLAS into `data`, the (m, n) output.
+template <class T>
+void blas_gemm_into(KernelContext& ctx, const GemmShape& s, T* data) {
   const Tensor& z = ctx.input(0);
   const T alpha = static_cast<T>(ctx.attrs->get_double("alpha"));
   const T beta = static_cast<T>(ctx.attrs->get_double("beta"));
-  Tensor& out = ctx.allocate_output(0, z.dtype(), Dims{s.m, s.n});
-  if constexpr (std::is_same_v<T, float>) {
-    if (detail::run_gemm_matmul_dnnl(ctx, s.m, s.k, s.n, s.z_strides, out)) return;
-  }
-  T* data = static_cast<T*>(out.raw_data());
   const T* z_data = static_cast<const T*>(z.raw_data());
   // Seed the output with z broadcast (BLAS's C operand must be a full matrix), then let gemm
   // scale it by beta and add alpha * x.y in one pass.
@@ -130,6 +151,18 @@ void run_gemm_fast(KernelContext& ctx, const GemmShape& s) {
   const detail::BlasMatrix a = detail::blas_matrix(ctx.input(1), ctx);
   const detail::BlasMatrix b = detail::blas_matrix(ctx.input(2), ctx);
   detail::blas_gemm_operands<T>(a, b, s.m, s.n, s.k, alpha, beta, data);
+}
+
+template <class T>
+void run_gemm_fast(KernelContext& ctx, const GemmShape& s) {
+  Tensor& out = ctx.allocate_output(0, ctx.input(0).dtype(), Dims{s.m, s.n});
+  if constexpr (std::is_same_v<T, float>) {
+    // The primitive applies the activation itself, as a post-op.
+    if (detail::run_gemm_matmul_dnnl(ctx, s.m, s.k, s.n, s.z_strides, out)) return;
+  }
+  T* data = static_cast<T*>(out.raw_data());
+  blas_gemm_into<T>(ctx, s, data);
+  apply_activation(ctx, data, s.m * s.n);
 }
 
 void compute_gemm_fast(KernelContext& ctx) {
@@ -149,8 +182,21 @@ Variable scaled(const Variable& value, double factor) {
   return factor == 1.0 ? value : factor * value;
 }
 
+// The gradient through the activation, at the sum it was applied to (computed again: the
+// fused node keeps only the activated output).
+Variable through_activation(const PullbackContext& ctx, const Variable& g) {
+  if (!applies_gelu(ctx.attrs)) return g;
+  const Variable sum = gemm(ctx.inputs[0], ctx.inputs[1], ctx.inputs[2],
+                            ctx.attrs.get_double("alpha"), ctx.attrs.get_double("beta"));
+  // d/dv v * Phi(v) = Phi(v) + v * phi(v), Phi and phi the normal distribution and density.
+  const Variable cdf = 0.5 * (1.0 + erf(sum * (1.0 / std::numbers::sqrt2)));
+  const Variable density =
+      exp(sqr(sum) * -0.5) * (0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
+  return g * (cdf + sum * density);
+}
+
 std::vector<Variable> pullback_gemm(const PullbackContext& ctx) {
-  const Variable& g = ctx.output_grads[0];
+  const Variable g = through_activation(ctx, ctx.output_grads[0]);
   const double alpha = ctx.attrs.get_double("alpha");
   const double beta = ctx.attrs.get_double("beta");
   return {detail::sum_to_type(scaled(g, beta), ctx.inputs[0].type()),
@@ -164,22 +210,28 @@ Cost gemm_cost(const CostContext& ctx) {
   const double n = static_cast<double>(ctx.input_shapes[2][1]);
   const double z = static_cast<double>(ctx.input_shapes[0].product());
   const double item = static_cast<double>(dtype_size(ctx.input_dtypes[0]));
-  return Cost{2.0 * m * n * k + 2.0 * m * n, (z + m * k + k * n + m * n) * item};
+  // The activation, like the Elemwise ops it replaces: a multiply, a divide, an erf, an add and
+  // a multiply per element.
+  const double activation = applies_gelu(ctx.attrs) ? 5.0 * m * n : 0.0;
+  return Cost{2.0 * m * n * k + 2.0 * m * n + activation, (z + m * k + k * n + m * n) * item};
 }
 }  // namespace
 
 void register_gemm(OpRegistry& registry) {
-  registry.add(
-      {.name = "Gemm",
-       .family = "Gemm",
-       .summary = "beta * z + alpha * x.y through oneDNN's sgemm (float32) or BLAS gemm (float64)",
-       .num_inputs = 3,
-       .infer = infer_gemm,
-       .reference = {"ref", compute_gemm_reference},
-       .fast = {"blas", compute_gemm_fast, gemm_blas_accepts, detail::gemm_library_label},
-       .pullback = pullback_gemm,
-       .cost = gemm_cost,
-       .print = [](const OpDef&, const Attrs&) { return std::string("Gemm{no_inplace}"); }});
+  registry.add({.name = "Gemm",
+                .family = "Gemm",
+                .summary = "beta * z + alpha * x.y, optionally through an erf GELU, on oneDNN "
+                           "(float32) or BLAS (float64)",
+                .num_inputs = 3,
+                .infer = infer_gemm,
+                .reference = {"ref", compute_gemm_reference},
+                .fast = {"blas", compute_gemm_fast, gemm_blas_accepts, detail::gemm_library_label},
+                .pullback = pullback_gemm,
+                .cost = gemm_cost,
+                .print = [](const OpDef&, const Attrs& attrs) {
+                  return std::string(applies_gelu(attrs) ? "Gemm{no_inplace,gelu_erf}"
+                                                         : "Gemm{no_inplace}");
+                }});
 }
 
 }  // namespace tscope::ops

@@ -27,6 +27,8 @@ struct MatmulGemmState final : KernelState {
   Dims y_strides;
   Dims z_strides;
   Addend addend = Addend::None;
+  /// The Gemm's erf GELU, a post-op after the addend.
+  bool gelu = false;
   /// Weights reordered into the primitive's layout (held still), or read in place every call.
   bool packs = true;
   bool unimplemented = false;
@@ -65,11 +67,10 @@ bool build(MatmulGemmState& state, std::int64_t k, std::int64_t n) {
   const dnnl::memory::desc z_md = strided_desc(m, n, state.z_strides);
   try {
     dnnl::primitive_attr attr = dnnl_attr();
-    if (state.addend == Addend::Matrix) {
-      dnnl::post_ops ops;
-      ops.append_binary(dnnl::algorithm::binary_add, z_md);
-      attr.set_post_ops(ops);
-    }
+    dnnl::post_ops ops;
+    if (state.addend == Addend::Matrix) ops.append_binary(dnnl::algorithm::binary_add, z_md);
+    if (state.gelu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+    attr.set_post_ops(ops);
     const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(x_md, weights_md, bias_md, out_md),
                                           attr, dnnl_engine());
     state.matmul.primitive = dnnl::matmul(pd);
@@ -109,6 +110,7 @@ bool run_gemm_matmul_dnnl(KernelContext& ctx,
                           Tensor& out) {
   const double alpha = ctx.attrs->get_double("alpha");
   const double beta = ctx.attrs->get_double("beta");
+  const bool gelu = ctx.attrs->has("activation");
   if (alpha != 1.0 || (beta != 0.0 && beta != 1.0) || m == 0 || n == 0 || k == 0) return false;
   Addend addend = Addend::None;
   if (beta == 1.0) {
@@ -139,14 +141,15 @@ bool run_gemm_matmul_dnnl(KernelContext& ctx,
   if (!readable(x.shape(), x.strides()) || !readable(y.shape(), y.strides())) return false;
   auto* state = dynamic_cast<MatmulGemmState*>(ctx.state.get());
   if (state == nullptr || state->m != m || !(state->x_strides == x.strides()) ||
-      !(state->y_strides == y.strides()) || state->addend != addend || state->packs != packs ||
-      (addend == Addend::Matrix && !(state->z_strides == z_strides))) {
+      !(state->y_strides == y.strides()) || state->addend != addend || state->gelu != gelu ||
+      state->packs != packs || (addend == Addend::Matrix && !(state->z_strides == z_strides))) {
     auto fresh = std::make_shared<MatmulGemmState>();
     fresh->m = m;
     fresh->x_strides = x.strides();
     fresh->y_strides = y.strides();
     fresh->z_strides = addend == Addend::Matrix ? z_strides : Dims{0, 0};
     fresh->addend = addend;
+    fresh->gelu = gelu;
     fresh->packs = packs;
     fresh->unimplemented = !build(*fresh, k, n);
     state = fresh.get();

@@ -11,7 +11,8 @@
 namespace tscope::ops::detail {
 
 /// out = x.y + z with alpha 1, where z is absent (beta 0), a row of n biases broadcast over the
-/// m rows, or a full (m, n) matrix (beta 1), for two kinds of node:
+/// m rows, or a full (m, n) matrix (beta 1), through the node's activation when it has one (an
+/// eltwise post-op after the addend), for two kinds of node:
 ///  - y holds still: a graph constant or a view of one (ONNX's Gemm with transB reads the
 ///    transpose of its initializer), packed once; or a loop body's invariant input or a view of
 ///    one (loop_invariants.h), packed once per loop execution. The packed weights live in the

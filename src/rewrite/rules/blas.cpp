@@ -7,6 +7,13 @@
 // gemm reads transposed operands in place, while the transposed result would be a strided view
 // that every elementwise reader walks column by column (the weight gradient of a layer that
 // multiplies by W^T, as ONNX Gemm's transB writes it, feeds SGD's update this way).
+// fuse_gemm_gelu folds the erf GELU that follows a Gemm (a transformer's MLP) into the Gemm's
+// activation, which oneDNN applies as a post-op while the product's rows are in cache, instead
+// of a pass that reads and writes the whole product again.
+#include <cmath>
+#include <numbers>
+#include <optional>
+
 #include "tscope/graph/provenance.h"
 #include "tscope/ops/registry.h"
 #include "tscope/ops/shape.h"
@@ -117,13 +124,110 @@ Replacements gemm_through_row_split(const FunctionGraph& graph, ApplyNode& node)
   }
   return {};
 }
+
+// Whether `value` is a constant of one element within float32 rounding of `expected`.
+bool is_constant_near(const Variable& value, double expected) {
+  return is_scalar_constant(value) &&
+         std::abs(value.constant_value().at(0) - expected) <= 1e-6 * std::abs(expected);
+}
+
+// The x of erf(x / sqrt(2)) or erf(x * (1 / sqrt(2))), when `scaled` (the erf's input) is one of
+// those, read once.
+std::optional<Variable> erf_argument_source(const FunctionGraph& graph, const Variable& scaled) {
+  static const OpDef& true_div = op_def("TrueDiv");
+  static const OpDef& mul = op_def("Mul");
+  if (!read_once(graph, scaled)) return std::nullopt;
+  if (const ApplyNode* div = producer_of(scaled, true_div)) {
+    if (is_constant_near(div->input(1), std::numbers::sqrt2)) return div->input(0);
+    return std::nullopt;
+  }
+  if (const ApplyNode* product = producer_of(scaled, mul)) {
+    for (int side = 0; side < 2; ++side) {
+      if (is_constant_near(product->input(1 - side), 1.0 / std::numbers::sqrt2)) {
+        return product->input(side);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// The x of 1 + erf(x / sqrt(2)) (either operand order), when `term` is one, read once.
+std::optional<Variable> gelu_cdf_source(const FunctionGraph& graph, const Variable& term) {
+  static const OpDef& add = op_def("Add");
+  static const OpDef& erf_op = op_def("Erf");
+  const ApplyNode* sum = producer_of(term, add);
+  if (sum == nullptr || sum->num_inputs() != 2 || !read_once(graph, term)) return std::nullopt;
+  for (int side = 0; side < 2; ++side) {
+    const ApplyNode* erf_node = producer_of(sum->input(side), erf_op);
+    if (erf_node == nullptr || !read_once(graph, sum->input(side)) ||
+        !is_constant_near(sum->input(1 - side), 1.0)) {
+      continue;
+    }
+    return erf_argument_source(graph, erf_node->input(0));
+  }
+  return std::nullopt;
+}
+
+// The x of the GELU x * 0.5 * (1 + erf(x / sqrt(2))) whose three factors are `factors`, in any
+// order; x must be read by the GELU alone (its scaling for the erf and one product).
+std::optional<Variable> gelu_source(const FunctionGraph& graph, const Variable (&factors)[3]) {
+  for (int half = 0; half < 3; ++half) {
+    if (!is_constant_near(factors[half], 0.5)) continue;
+    for (int cdf = 0; cdf < 3; ++cdf) {
+      if (cdf == half) continue;
+      const Variable& x = factors[3 - half - cdf];
+      const std::optional<Variable> source = gelu_cdf_source(graph, factors[cdf]);
+      if (source && *source == x && graph.clients(x).size() == 2) return x;
+    }
+  }
+  return std::nullopt;
+}
+
+// A GELU applied to a Gemm without an activation, or to a reshape of one (a Linear layer on
+// 3-D or 4-D activations), becomes that Gemm with the activation (under the reshape). The
+// GELU's root is a product of two values, one of them a product read only by it.
+Replacements fuse_gemm_gelu(const FunctionGraph& graph, ApplyNode& node) {
+  static const OpDef& mul = op_def("Mul");
+  static const OpDef& gemm = op_def("Gemm");
+  static const OpDef& reshape_op = op_def("Reshape");
+  if (node.num_inputs() != 2) return {};
+  for (int side = 0; side < 2; ++side) {
+    const ApplyNode* inner = producer_of(node.input(side), mul);
+    if (inner == nullptr || inner->num_inputs() != 2 || !read_once(graph, node.input(side))) {
+      continue;
+    }
+    const Variable factors[3] = {inner->input(0), inner->input(1), node.input(1 - side)};
+    const std::optional<Variable> x = gelu_source(graph, factors);
+    if (!x || !(x->type() == node.output(0).type())) continue;
+    const ApplyNode* reshape_node = producer_of(*x, reshape_op);
+    const Variable& product = reshape_node != nullptr ? reshape_node->input(0) : *x;
+    const ApplyNode* producer = producer_of(product, gemm);
+    if (producer == nullptr || producer->attrs().has("activation") ||
+        (reshape_node != nullptr && !read_once(graph, product))) {
+      continue;
+    }
+    Attrs attrs = producer->attrs();
+    attrs.set("activation", std::string("gelu_erf"));
+    const Variable activated =
+        ApplyNode::create(gemm, producer->inputs(), std::move(attrs), producer->provenance())
+            ->output(0);
+    if (reshape_node == nullptr) return {activated};
+    std::vector<Variable> reshape_inputs = reshape_node->inputs();
+    reshape_inputs[0] = activated;
+    return {ApplyNode::create(reshape_op, std::move(reshape_inputs), reshape_node->attrs(),
+                              reshape_node->provenance())
+                ->output(0)};
+  }
+  return {};
+}
 }  // namespace
 
 std::vector<LocalRule> blas_rules() {
   return {{"dot_to_dot22", {&op_def("Dot")}, dot_to_dot22},
           {"gemm_from_dot22_add", {&op_def("Add")}, gemm_from_dot22_add},
           {"gemm_through_row_split", {&op_def("Add")}, gemm_through_row_split},
-          {"transpose_through_dot22", {&op_def("DimShuffle")}, transpose_through_dot22}};
+          {"transpose_through_dot22", {&op_def("DimShuffle")}, transpose_through_dot22},
+          {"fuse_gemm_gelu", {&op_def("Mul")}, fuse_gemm_gelu}};
 }
 
 }  // namespace tscope::rewrite

@@ -3,7 +3,9 @@
 // Linear layer on 3-D activations, as exported models write it), becomes a Gemm under the
 // reshape with the same values; adds that broadcast otherwise stay adds. transpose_through_dot22:
 // a transposed product becomes the product of the transposed operands, so that its readers get
-// a contiguous matrix.
+// a contiguous matrix. fuse_gemm_gelu: an erf GELU after a Gemm, or after a reshape of one, as
+// exporters spell it, becomes the Gemm's activation.
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -94,6 +96,61 @@ TEST(TransposeThroughDot22, ProductReadTwiceStays) {
   Function f = function({x, z}, {transpose(product) + 1.0, product}, {});
   EXPECT_TRUE(transposes_a_product(f));
   EXPECT_EQ(testing::op_counts(f).at("Dot22"), 1);
+}
+
+// The GELU spellings of exporters: x * (1 + erf(x / sqrt 2)) * 0.5 (torch), and
+// (x * 0.5) * (1 + erf(x * (1 / sqrt 2))).
+Variable gelu_torch(const Variable& x) { return x * (erf(x / std::sqrt(2.0)) + 1.0) * 0.5; }
+Variable gelu_scaled_first(const Variable& x) {
+  return (x * 0.5) * (1.0 + erf(x * (1.0 / std::sqrt(2.0))));
+}
+
+Function compile_gelu(const std::vector<Variable>& inputs,
+                      const std::vector<Variable>& outputs,
+                      bool rule) {
+  FunctionOptions options;
+  if (!rule) options.excluded_rewrites = {"fuse_gemm_gelu"};
+  return function(inputs, outputs, {}, options);
+}
+
+int fused_gemms(const Function& f) {
+  int count = 0;
+  for (const ApplyNode* node : f.graph().toposort()) {
+    count += node->op().name == "Gemm" && node->attrs().has("activation") ? 1 : 0;
+  }
+  return count;
+}
+
+TEST(FuseGemmGelu, GeluAfterALinearLayerBecomesTheGemmsActivation) {
+  const Variable x = tensor(DType::Float32, {2, 5, 8}, "x");
+  const Variable w = constant(testing::random_tensor(DType::Float32, {8, 6}, 1, -2.0, 2.0), "w");
+  const Variable b = constant(testing::random_tensor(DType::Float32, {6}, 2), "b");
+  const Variable m = matrix(DType::Float32, "m", {10, 8});
+  const Tensor xs = testing::random_tensor(DType::Float32, {2, 5, 8}, 3);
+  const Tensor ms = testing::random_tensor(DType::Float32, {10, 8}, 4);
+  // On 3-D activations (a reshape of the Gemm), on a matrix, in both spellings.
+  for (const Variable& y :
+       {gelu_torch(linear_3d(x, w, 2, 5) + b), gelu_scaled_first(dot(m, w) + b)}) {
+    Function fused = compile_gelu({x, m}, {y}, true);
+    Function plain = compile_gelu({x, m}, {y}, false);
+    EXPECT_EQ(fused_gemms(fused), 1);
+    EXPECT_EQ(fused.graph().toposort().size(), y.rank() == 3 ? 3u : 1u);  // (reshapes,) the Gemm
+    EXPECT_EQ(fused_gemms(plain), 0);
+    EXPECT_TRUE(testing::all_close(fused({xs, ms})[0], plain({xs, ms})[0], 1e-5, 1e-6));
+  }
+}
+
+TEST(FuseGemmGelu, OtherProductsStay) {
+  const Variable m = matrix(DType::Float32, "m", {10, 8});
+  const Variable w = constant(testing::random_tensor(DType::Float32, {8, 6}, 1), "w");
+  const Variable b = constant(testing::random_tensor(DType::Float32, {6}, 2), "b");
+  const Variable h = dot(m, w) + b;
+  // The pre-activation read elsewhere, another scale inside the erf, another constant factor.
+  EXPECT_EQ(fused_gemms(compile_gelu({m}, {gelu_torch(h), h}, true)), 0);
+  EXPECT_EQ(fused_gemms(compile_gelu({m}, {h * (erf(h / 1.5) + 1.0) * 0.5}, true)), 0);
+  EXPECT_EQ(fused_gemms(compile_gelu({m}, {h * (erf(h / std::sqrt(2.0)) + 1.0) * 0.25}, true)), 0);
+  // A GELU of something else than a Gemm.
+  EXPECT_EQ(fused_gemms(compile_gelu({m}, {gelu_torch(m * 2.0)}, true)), 0);
 }
 
 }  // namespace

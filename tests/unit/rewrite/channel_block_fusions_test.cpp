@@ -283,10 +283,10 @@ TEST(ChannelBlockFusions, RunOnlyAfterUseChannelBlocks) {
           "merge_duplicate_nodes:0", "hoist_loop_invariants:0", "merge_sibling_loops:0",
           "push_out_sequence_work:0", "keep_last_steps_only:0", "push_out_accumulated_products:0",
           "dot_to_dot22:0", "gemm_from_dot22_add:0", "gemm_through_row_split:0",
-          "transpose_through_dot22:0", "crop_idle_kernel_taps:0", "use_channel_blocks:3",
-          "fuse_conv_bias:1", "fuse_conv_residual:0", "fuse_conv_clamp:1", "specialize_pow:0",
-          "fuse_clamps:0", "fuse_layer_norms:0", "fuse_elementwise:0", "fold_constant_layouts:1",
-          "use_inplace:0"}));
+          "transpose_through_dot22:0", "fuse_gemm_gelu:0", "crop_idle_kernel_taps:0",
+          "use_channel_blocks:3", "fuse_conv_bias:1", "fuse_conv_residual:0", "fuse_conv_clamp:1",
+          "specialize_pow:0", "fuse_clamps:0", "fuse_layer_norms:0", "fuse_elementwise:0",
+          "fold_constant_layouts:1", "use_inplace:0"}));
   // Excluding the layout change leaves nothing to fuse: the stage does not run, and the plain
   // convolution's bias add and relu become one Composite instead.
   EXPECT_EQ(
@@ -295,10 +295,10 @@ TEST(ChannelBlockFusions, RunOnlyAfterUseChannelBlocks) {
           "merge_duplicate_nodes:0", "hoist_loop_invariants:0", "merge_sibling_loops:0",
           "push_out_sequence_work:0", "keep_last_steps_only:0", "push_out_accumulated_products:0",
           "dot_to_dot22:0", "gemm_from_dot22_add:0", "gemm_through_row_split:0",
-          "transpose_through_dot22:0", "crop_idle_kernel_taps:0", "specialize_pow:0",
-          "fuse_clamps:0", "fuse_layer_norms:0", "fuse_elementwise:1", "fold_constant_layouts:0",
-          "use_inplace:1"}));
-  EXPECT_EQ(rows({"fuse_channel_block_ops"}).size(), 18u);
+          "transpose_through_dot22:0", "fuse_gemm_gelu:0", "crop_idle_kernel_taps:0",
+          "specialize_pow:0", "fuse_clamps:0", "fuse_layer_norms:0", "fuse_elementwise:1",
+          "fold_constant_layouts:0", "use_inplace:1"}));
+  EXPECT_EQ(rows({"fuse_channel_block_ops"}).size(), 19u);
 }
 
 }  // namespace
