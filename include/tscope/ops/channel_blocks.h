@@ -46,6 +46,15 @@ inline constexpr std::array<std::int64_t, 2> kChannelBlockSizes{8, 16};
 /// (OIhw16i16o), groups 1, a 3x3 kernel, strides and dilations 1.
 [[nodiscard]] bool suits_winograd(const Attrs& attrs, std::int64_t kernel_h, std::int64_t kernel_w);
 
+/// The window part of suits_winograd, for any convolution op with a window and "groups" in
+/// `attrs` whose blocked activations have `block` channels per block (BlockedConvGradI and
+/// BlockedConvGradW, whose attr "winograd" it allows): block 16, groups 1, a 3x3 kernel, strides
+/// and dilations 1.
+[[nodiscard]] bool suits_winograd_window(const Attrs& attrs,
+                                         std::int64_t block,
+                                         std::int64_t kernel_h,
+                                         std::int64_t kernel_w);
+
 /// Whether Winograd F(2x2, 3x3) is expected to beat the direct convolution on an output of
 /// out_h x out_w per image from `channels` input channels: its per-call transforms of every 2x2
 /// output tile cost in proportion to tiles x channels, while the multiplications it saves grow

@@ -37,8 +37,8 @@ struct BlockedConvState final : KernelState {
   bool unimplemented = false;
   DnnlCall call;
   std::optional<WinogradWeights> winograd;
-  // Whether the node's weights are a constant, so that their transform can be kept.
-  bool constant_weights = false;
+  // Whether the residual is added as a sum post-op onto y, into which it is copied first.
+  bool residual_as_sum = false;
 };
 
 // A bound as the float oneDNN takes: infinite or beyond float's range becomes the largest float
@@ -77,17 +77,31 @@ struct BuiltCall {
   std::optional<WinogradWeights> winograd;
 };
 
-// The primitive for these shapes, direct or (when `winograd`) Winograd F(2x2, 3x3): 2.25x fewer
-// multiplications plus a transform per tile (figures in docs/conv.md, "Winograd").
-std::optional<BuiltCall> build_call(const ConvGeometry& g, WeightLayout layout,
-                                    const ConvEpilogue& epilogue, bool winograd) {
+// Which convolution algorithm a call runs.
+enum class ConvAlgorithm {
+  Direct,
+  // Winograd F(2x2, 3x3) on weights transformed once into the primitive's own format: 2.25x
+  // fewer multiplications plus a transform per tile (figures in docs/conv.md, "Winograd").
+  WinogradTransformedWeights,
+  // Winograd F(4x4, 3x3) reading the packed weights as they are and transforming them within
+  // each call, for weights that change between calls (a training step's).
+  WinogradPackedWeights,
+};
+
+// The primitive for these shapes and algorithm, or nullopt where oneDNN has none.
+std::optional<BuiltCall> build_call(const ConvGeometry& g,
+                                    WeightLayout layout,
+                                    const ConvEpilogue& epilogue,
+                                    ConvAlgorithm algorithm) {
+  const bool winograd = algorithm != ConvAlgorithm::Direct;
+  const bool transformed = algorithm == ConvAlgorithm::WinogradTransformedWeights;
   const dnnl::memory::desc x_md =
       dnnl_image_desc(g.input_shape(), reads_blocked_input(layout) ? layout.block : 0);
   const dnnl::memory::desc packed_md = dnnl_weight_desc(layout, g.weight_shape(), g.groups, true);
   const dnnl::memory::desc w_md =
-      winograd ? dnnl::memory::desc(packed_md.dims(), dnnl::memory::data_type::f32,
-                                    dnnl::memory::format_tag::any)
-               : packed_md;
+      transformed ? dnnl::memory::desc(packed_md.dims(), dnnl::memory::data_type::f32,
+                                       dnnl::memory::format_tag::any)
+                  : packed_md;
   const dnnl::memory::desc y_md = dnnl_image_desc(g.output_shape(), layout.block);
   const dnnl::memory::desc bias_md =
       epilogue.has_bias ? dnnl::memory::desc({g.out_channels}, dnnl::memory::data_type::f32,
@@ -97,8 +111,10 @@ std::optional<BuiltCall> build_call(const ConvGeometry& g, WeightLayout layout,
   dnnl::primitive_attr attr = dnnl_attr();
   attr.set_post_ops(epilogue_post_ops(epilogue, y_md, winograd));
   try {
+    // oneDNN's Winograd that reads untransformed weights is its training-time kernel.
     const dnnl::convolution_forward::desc desc(
-        dnnl::prop_kind::forward_inference,
+        algorithm == ConvAlgorithm::WinogradPackedWeights ? dnnl::prop_kind::forward_training
+                                                          : dnnl::prop_kind::forward_inference,
         winograd ? dnnl::algorithm::convolution_winograd : dnnl::algorithm::convolution_direct,
         x_md, w_md, bias_md, y_md, dnnl_spatial(g.window.stride, rank),
         dnnl_spatial(g.window.dilation, rank, 1), dnnl_spatial(g.window.pad_begin, rank),
@@ -111,7 +127,7 @@ std::optional<BuiltCall> build_call(const ConvGeometry& g, WeightLayout layout,
     call.args = {{DNNL_ARG_SRC, dnnl_unbound_memory(x_md)},
                  {DNNL_ARG_DST, dnnl_unbound_memory(y_md)}};
     dnnl_add_scratchpad(call, pd);
-    if (winograd) {
+    if (transformed) {
       WinogradWeights weights;
       weights.packed_desc = packed_md;
       weights.plain_desc = dnnl_weight_desc(layout, g.weight_shape(), g.groups, false);
@@ -141,11 +157,18 @@ bool run_blocked_conv_dnnl(const KernelContext& ctx, std::shared_ptr<KernelState
   if (state == nullptr || !(state->x_shape == x.shape())) {
     auto fresh = std::make_shared<BlockedConvState>();
     fresh->x_shape = x.shape();
-    fresh->constant_weights = ctx.input_is_constant(1);
-    // Winograd where oneDNN has it for this shape and epilogue (AVX-512), else direct.
-    std::optional<BuiltCall> built;
-    if (winograd) built = build_call(geometry, layout, epilogue, true);
-    if (!built) built = build_call(geometry, layout, epilogue, false);
+    // Winograd where oneDNN has it for this shape and epilogue (AVX-512), else direct. Constant
+    // weights (what use_channel_blocks packs at compile time) are transformed once; others may
+    // change in place between calls, so the kernel that transforms them within the call runs.
+    const ConvAlgorithm wanted = !winograd ? ConvAlgorithm::Direct
+                                 : ctx.input_is_constant(1)
+                                     ? ConvAlgorithm::WinogradTransformedWeights
+                                     : ConvAlgorithm::WinogradPackedWeights;
+    std::optional<BuiltCall> built = build_call(geometry, layout, epilogue, wanted);
+    fresh->residual_as_sum = built.has_value() && wanted != ConvAlgorithm::Direct;
+    if (!built && wanted != ConvAlgorithm::Direct) {
+      built = build_call(geometry, layout, epilogue, ConvAlgorithm::Direct);
+    }
     fresh->unimplemented = !built.has_value();
     if (built) {
       fresh->call = std::move(built->call);
@@ -157,17 +180,14 @@ bool run_blocked_conv_dnnl(const KernelContext& ctx, std::shared_ptr<KernelState
   if (state->unimplemented) return false;
   if (state->winograd) {
     WinogradWeights& weights = *state->winograd;
-    // Constant weights (what use_channel_blocks makes) are transformed once; others, which may
-    // change in place, on every call.
-    if (!state->constant_weights || weights.transformed_from != w.raw_data()) {
-      transform_weights(weights, w.raw_data());
-    }
-    if (residual != nullptr) {
-      std::memcpy(y.raw_data(), residual->raw_data(), static_cast<std::size_t>(y.nbytes()));
-    }
+    if (weights.transformed_from != w.raw_data()) transform_weights(weights, w.raw_data());
   } else {
     dnnl_bind(state->call, DNNL_ARG_WEIGHTS, w.raw_data());
-    if (residual != nullptr) dnnl_bind(state->call, kResidualArg, residual->raw_data());
+  }
+  if (residual != nullptr && state->residual_as_sum) {
+    std::memcpy(y.raw_data(), residual->raw_data(), static_cast<std::size_t>(y.nbytes()));
+  } else if (residual != nullptr) {
+    dnnl_bind(state->call, kResidualArg, residual->raw_data());
   }
   dnnl_bind(state->call, DNNL_ARG_SRC, x.raw_data());
   if (bias != nullptr) dnnl_bind(state->call, DNNL_ARG_BIAS, bias->raw_data());

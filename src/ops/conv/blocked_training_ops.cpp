@@ -56,6 +56,24 @@ Dims plain_of(const Dims& blocked, const Attrs& attrs, std::string_view label) {
 
 bool in_blocked(const Attrs& attrs) { return attrs.get_bool_or("in_blocked", true); }
 
+bool winograd(const Attrs& attrs) { return attrs.get_bool_or("winograd", false); }
+
+// Attr "winograd" (oneDNN's Winograd algorithm where it has one, as BlockedConv's) is for the
+// shapes suits_winograd_window allows, on blocked x and dy. A kernel extent not known yet passes;
+// the kernel runs the direct algorithm where oneDNN has no Winograd for the shapes it meets.
+void check_winograd(const InferContext& ctx, const Dims& w, std::string_view label) {
+  if (!winograd(ctx.attrs)) return;
+  const bool blocked_x = label == kGradI || in_blocked(ctx.attrs);
+  const auto extent = [](std::int64_t k) { return k == kUnknownDim ? 3 : k; };
+  if (!blocked_x ||
+      !suits_winograd_window(ctx.attrs, ctx.attrs.get_int("block"), extent(w[2]), extent(w[3]))) {
+    throw_error(ErrorKind::InvalidArgument,
+                "{}: winograd needs blocked x and dy with 16-channel blocks, groups 1, a 3x3 "
+                "kernel and strides and dilations 1; got block {} and a {}x{} kernel",
+                label, ctx.attrs.get_int("block"), w[2], w[3]);
+  }
+}
+
 // ---- BlockedConvGradI ----
 
 std::vector<Type> infer_grad_inputs(const InferContext& ctx) {
@@ -65,6 +83,7 @@ std::vector<Type> infer_grad_inputs(const InferContext& ctx) {
   const detail::ConvGeometry g =
       detail::conv_geometry(ctx.attrs, x, ctx.input_type(0).dims, kGradI);
   detail::check_conv_output_grad(g, dy, kGradI);
+  check_winograd(ctx, ctx.input_type(0).dims, kGradI);
   Dims dims = g.input_shape();
   if (dims[0] == kUnknownDim) dims[0] = dy[0];
   return {Type{DType::Float32, detail::blocked_shape(dims, ctx.attrs.get_int("block"), kGradI)}};
@@ -96,7 +115,7 @@ void grad_inputs_dnnl(KernelContext& ctx) {
       ctx.allocate_output(0, DType::Float32, detail::blocked_shape(g.input_shape(), block, kGradI));
   const bool empty = dx.numel() == 0 || w.numel() == 0 || dy.numel() == 0;
   if (empty || !detail::run_conv_dnnl(ctx, detail::ConvDirection::BackwardData, g, dx, w, dy,
-                                      {block, block})) {
+                                      {block, block, winograd(*ctx.attrs)})) {
     grad_inputs_reference(ctx);
   }
 }
@@ -114,6 +133,7 @@ std::vector<Type> infer_grad_weights(const InferContext& ctx) {
   const detail::ConvGeometry g = detail::conv_geometry(
       ctx.attrs, grad_weights_x(ctx.input_type(0).dims, ctx.attrs), w, kGradW);
   detail::check_conv_output_grad(g, dy, kGradW);
+  check_winograd(ctx, w, kGradW);
   Dims dims = g.weight_shape();
   if (dims[0] == kUnknownDim) dims[0] = dy[1];
   if (dims[1] == kUnknownDim) dims[1] = w[1];
@@ -143,8 +163,9 @@ void grad_weights_dnnl(KernelContext& ctx) {
   const Tensor dy = ctx.input(1).contiguous();
   Tensor& dw = ctx.allocate_output(0, DType::Float32, g.weight_shape());
   const bool empty = dw.numel() == 0 || x.numel() == 0 || dy.numel() == 0;
-  if (empty || !detail::run_conv_dnnl(ctx, detail::ConvDirection::BackwardWeights, g, x, dw, dy,
-                                      {in_blocked(*ctx.attrs) ? block : 0, block})) {
+  if (empty ||
+      !detail::run_conv_dnnl(ctx, detail::ConvDirection::BackwardWeights, g, x, dw, dy,
+                             {in_blocked(*ctx.attrs) ? block : 0, block, winograd(*ctx.attrs)})) {
     grad_weights_reference(ctx);
   }
 }
@@ -166,8 +187,8 @@ std::string print_conv_grad(const OpDef& op, const Attrs& attrs) {
   name.pop_back();
   const std::int64_t block = attrs.get_int("block");
   const bool plain_x = op.name == kGradW && !in_blocked(attrs);
-  return name +
-         (plain_x ? fmt::format(",nchw+nChw{}c}}", block) : fmt::format(",nChw{}c}}", block));
+  return name + (plain_x ? fmt::format(",nchw+nChw{}c", block) : fmt::format(",nChw{}c", block)) +
+         (winograd(attrs) ? ",winograd}" : "}");
 }
 
 bool float32_inputs(std::span<const Variable> inputs, const Attrs&) {

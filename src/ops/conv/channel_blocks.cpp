@@ -341,8 +341,15 @@ bool winograd_available() { return preferred_channel_block() == 16; }
 bool suits_winograd(const Attrs& attrs, std::int64_t kernel_h, std::int64_t kernel_w) {
   const ops::detail::WeightLayout layout =
       ops::detail::weight_layout_from(attrs.get_string("layout"), "suits_winograd");
-  if (layout.kind != ops::detail::WeightKind::BlockedInOut || layout.block != 16 ||
-      attrs.get_int("groups") != 1 || kernel_h != 3 || kernel_w != 3) {
+  return layout.kind == ops::detail::WeightKind::BlockedInOut &&
+         suits_winograd_window(attrs, layout.block, kernel_h, kernel_w);
+}
+
+bool suits_winograd_window(const Attrs& attrs,
+                           std::int64_t block,
+                           std::int64_t kernel_h,
+                           std::int64_t kernel_w) {
+  if (block != 16 || attrs.get_int("groups") != 1 || kernel_h != 3 || kernel_w != 3) {
     return false;
   }
   const ops::detail::WindowAttrs window = ops::detail::read_window_attrs(attrs, "suits_winograd");

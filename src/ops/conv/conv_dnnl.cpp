@@ -67,7 +67,8 @@ std::optional<DnnlCall> build_call(ConvDirection direction,
                                    const Dims& w_shape,
                                    const Dims& y_shape,
                                    bool any_layout,
-                                   ConvActivationBlocks blocks) {
+                                   ConvActivationBlocks blocks,
+                                   algorithm conv_algorithm = algorithm::convolution_direct) {
   const dnnl::engine& engine = dnnl_engine();
   const dnnl::memory::desc x_md = operand_desc(x_shape, any_layout, blocks.x);
   const dnnl::memory::desc w_md = operand_desc(dnnl_weight_dims(g, w_shape), any_layout);
@@ -80,8 +81,8 @@ std::optional<DnnlCall> build_call(ConvDirection direction,
   DnnlCall call;
   try {
     const auto forward_desc = [&](prop_kind kind) {
-      return dnnl::convolution_forward::desc(kind, algorithm::convolution_direct, x_md, w_md, y_md,
-                                             strides, dilates, pad_l, pad_r);
+      return dnnl::convolution_forward::desc(kind, conv_algorithm, x_md, w_md, y_md, strides,
+                                             dilates, pad_l, pad_r);
     };
     if (direction == ConvDirection::Forward) {
       const dnnl::convolution_forward::primitive_desc pd(forward_desc(prop_kind::forward_inference),
@@ -99,8 +100,8 @@ std::optional<DnnlCall> build_call(ConvDirection direction,
                                                          engine);
     if (direction == ConvDirection::BackwardData) {
       const dnnl::convolution_backward_data::primitive_desc pd(
-          dnnl::convolution_backward_data::desc(algorithm::convolution_direct, x_md, w_md, y_md,
-                                                strides, dilates, pad_l, pad_r),
+          dnnl::convolution_backward_data::desc(conv_algorithm, x_md, w_md, y_md, strides, dilates,
+                                                pad_l, pad_r),
           dnnl_attr(), engine, hint);
       call.primitive = dnnl::convolution_backward_data(pd);
       call.impl = pd.impl_info_str();
@@ -111,8 +112,8 @@ std::optional<DnnlCall> build_call(ConvDirection direction,
       return call;
     }
     const dnnl::convolution_backward_weights::primitive_desc pd(
-        dnnl::convolution_backward_weights::desc(algorithm::convolution_direct, x_md, w_md, y_md,
-                                                 strides, dilates, pad_l, pad_r),
+        dnnl::convolution_backward_weights::desc(conv_algorithm, x_md, w_md, y_md, strides, dilates,
+                                                 pad_l, pad_r),
         dnnl_attr(), engine, hint);
     call.primitive = dnnl::convolution_backward_weights(pd);
     call.impl = pd.impl_info_str();
@@ -152,8 +153,14 @@ std::optional<ConvCall> build_conv_call(ConvDirection direction,
     plain = build_call(direction, g, x_shape, w_shape, y_shape, false, blocks);
     if (plain && plain->impl.find("gemm") == std::string::npos) return ConvCall{*plain, {}};
   }
-  std::optional<DnnlCall> chosen =
-      build_call(direction, g, x_shape, w_shape, y_shape, true, blocks);
+  // Winograd reads the weights in a layout of its own, transforms them within the call (a
+  // training step's weights change every call) and needs blocked activations.
+  std::optional<DnnlCall> chosen;
+  if (blocked && blocks.winograd) {
+    chosen = build_call(direction, g, x_shape, w_shape, y_shape, true, blocks,
+                        algorithm::convolution_winograd);
+  }
+  if (!chosen) chosen = build_call(direction, g, x_shape, w_shape, y_shape, true, blocks);
   if (!chosen || chosen->impl.find("gemm") != std::string::npos) {
     if (!plain) return std::nullopt;
     return ConvCall{*plain, {}};
@@ -210,7 +217,8 @@ bool run_conv_dnnl(KernelContext& ctx,
                    ConvActivationBlocks blocks) {
   auto* state = dynamic_cast<ConvState*>(ctx.state.get());
   if (state == nullptr || !(state->x_shape == x.shape()) || !(state->w_shape == w.shape()) ||
-      state->blocks.x != blocks.x || state->blocks.y != blocks.y) {
+      state->blocks.x != blocks.x || state->blocks.y != blocks.y ||
+      state->blocks.winograd != blocks.winograd) {
     auto fresh = std::make_shared<ConvState>();
     fresh->x_shape = x.shape();
     fresh->w_shape = w.shape();

@@ -16,10 +16,12 @@ enum class ConvDirection {
 };
 
 /// How x and y are stored: plain (block 0) or channel-blocked (nChw8c, nChw16c; 2-D only).
-/// The weights are always plain OIHW.
+/// The weights are always plain OIHW. With `winograd` (the blocked gradient ops' attr) the call
+/// runs oneDNN's Winograd algorithm where oneDNN has it for the shapes, else the direct one.
 struct ConvActivationBlocks {
   std::int64_t x = 0;
   std::int64_t y = 0;
+  bool winograd = false;
 };
 
 /// Computes the direction's result into its (already allocated) tensor among contiguous float32

@@ -186,9 +186,8 @@ class Materialiser {
         Attrs{{"block", plan_.block}, {"groups", groups}, {"layout", layout.weights}}, provenance);
     Attrs attrs = attrs_base;
     const Dims& out_dims = conv.output(0).type().dims;
-    // Winograd transforms its weights on every call unless they are constant.
-    if (winograd_ && w.kind() == VariableKind::Constant &&
-        suits_winograd(attrs, w.type().dims[2], w.type().dims[3]) &&
+    // Constant weights are transformed once; others (a training step's) within every call.
+    if (winograd_ && suits_winograd(attrs, w.type().dims[2], w.type().dims[3]) &&
         winograd_pays_off(out_dims[2], out_dims[3], layout.channels)) {
       attrs.set("winograd", true);
     }
@@ -230,6 +229,7 @@ class Materialiser {
     if (node.op().name == "ConvGradW") {
       attrs.set("in_blocked", std::ranges::find(blocked_inputs, 0) != blocked_inputs.end());
     }
+    if (gradient_runs_winograd(node, attrs)) attrs.set("winograd", true);
     const auto moved = ApplyNode::create(op_def("Blocked" + std::string(node.op().name)),
                                          std::move(inputs), std::move(attrs), provenance);
     for (int i = 0; i < node.num_outputs(); ++i) {
@@ -239,6 +239,21 @@ class Materialiser {
         graph_.replace(node.output(i), moved->output(i));
       }
     }
+  }
+
+  // Whether a ConvGradI or ConvGradW moved onto blocks (`attrs`: its blocked form's) runs
+  // Winograd, by the forward convolution's rule: blocked x and dy, and the window and sizes for
+  // which Winograd pays off. Its weights change every step, so each call transforms them.
+  bool gradient_runs_winograd(const ApplyNode& node, const Attrs& attrs) const {
+    const bool grad_inputs = node.op().name == "ConvGradI";
+    if (!winograd_ || (!grad_inputs && node.op().name != "ConvGradW")) return false;
+    if (!grad_inputs && !attrs.get_bool("in_blocked")) return false;
+    // The weights: ConvGradI's input, ConvGradW's output.
+    const Dims& w = grad_inputs ? node.input(0).type().dims : node.output(0).type().dims;
+    const Dims& dy = node.input(1).type().dims;
+    return w.rank() == 4 && dy.rank() == 4 &&
+           suits_winograd_window(attrs, plan_.block, w[2], w[3]) &&
+           winograd_pays_off(dy[2], dy[3], w[1]);
   }
 
   void rebuild_pool(const ApplyNode& pool, const ValueLayout& layout) {

@@ -78,6 +78,58 @@ TEST(BlockedTrainingOps, ConvGradientsMatchThePlainOps) {
   }
 }
 
+// Attr winograd: 3x3 stride-1 gradients on 16-channel blocks run oneDNN's Winograd where it has
+// one (the direct kernel elsewhere), against the plain ops and the reference kernels, with weights
+// and gradients of a trained network's scale (Winograd's error grows with the products it sums).
+TEST(BlockedTrainingOps, WinogradConvGradientsMatchThePlainOps) {
+  const Dims x_shape{2, 32, 12, 10};
+  const Dims w_shape{16, 32, 3, 3};
+  const ConvOptions same{.padding = Padding::symmetric({1, 1})};
+  Variable x = tensor4(DType::Float32, "x");
+  Variable w = tensor4(DType::Float32, "w");
+  Variable dy = tensor4(DType::Float32, "dy");
+  Attrs attrs = with_block(conv2d(x, w, same).owner()->attrs(), 16);
+  attrs.set("winograd", true);
+  const Variable blocked_dx = from_blocks(
+      apply_op1(op_def("BlockedConvGradI"), {w, to_blocks(dy, 16), shape_constant(x_shape)}, attrs,
+                std::source_location::current()),
+      16);
+  const Variable blocked_dw = apply_op1(
+      op_def("BlockedConvGradW"), {to_blocks(x, 16), to_blocks(dy, 16), shape_constant(w_shape)},
+      attrs, std::source_location::current());
+  EXPECT_NE(blocked_dw.owner()->op_string().find(",nChw16c,winograd}"), std::string::npos);
+  const Variable plain_dx = conv_grad_inputs(w, dy, shape_constant(x_shape), same);
+  const Variable plain_dw = conv_grad_weights(x, dy, shape_constant(w_shape), same);
+  for (std::uint64_t seed : {50, 53}) {
+    const std::vector<Variable> inputs{x, w, dy};
+    const std::vector<Tensor> values{
+        random_tensor(DType::Float32, x_shape, seed),
+        random_tensor(DType::Float32, w_shape, seed + 1, -0.1, 0.1),
+        random_tensor(DType::Float32, {2, 16, 12, 10}, seed + 2, -0.1, 0.1)};
+    const std::vector<Tensor> out =
+        run_graph(inputs, {blocked_dx, plain_dx, blocked_dw, plain_dw}, values);
+    EXPECT_TRUE(all_close(out[0], out[1], 1e-4, 1e-5));
+    EXPECT_TRUE(all_close(out[2], out[3], 1e-4, 1e-5));
+    EXPECT_TRUE(fast_matches_reference(inputs, {blocked_dx, blocked_dw}, values, 1e-4, 1e-5));
+  }
+  // Not on 8-channel blocks, nor on a stride-2 window.
+  for (const std::int64_t block : {8, 16}) {
+    Attrs wrong = with_block(
+        conv2d(x, w, block == 8 ? same : ConvOptions{.strides = {2, 2}, .padding = same.padding})
+            .owner()
+            ->attrs(),
+        block);
+    wrong.set("winograd", true);
+    EXPECT_TRUE(throws_naming(
+        [&] {
+          (void)apply_op1(op_def("BlockedConvGradW"),
+                          {to_blocks(x, block), to_blocks(dy, block), shape_constant(w_shape)},
+                          wrong, std::source_location::current());
+        },
+        ErrorKind::InvalidArgument, {"BlockedConvGradW", "winograd"}));
+  }
+}
+
 // A first layer's image has fewer channels than a block: ConvGradW reads it plain.
 TEST(BlockedTrainingOps, ConvGradWeightsReadsAPlainImage) {
   for (const std::int64_t block : {8, 16}) {

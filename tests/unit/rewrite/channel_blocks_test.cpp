@@ -300,6 +300,59 @@ TEST(ChannelBlocks, TrainingStepRunsBlockedAndMatchesPlain) {
   expect_same_results(blocked, plain, {random_tensor(DType::Float32, {4, 3, 12, 10}, 9)}, 1e-4);
 }
 
+// A training step's 3x3 stride-1 convolutions on 16-channel blocks run Winograd in all three
+// directions where oneDNN has it: the forward convolution on weights packed every call (which the
+// kernel transforms within the call), and ConvGradI and ConvGradW with attr winograd. A stride-2
+// convolution and its gradients stay direct. The loss and gradients match the plain compilation
+// on weights of a trained network's scale; with FunctionOptions::winograd off no node asks for it.
+TEST(ChannelBlocks, TrainingStepConvolutionsMayRunWinograd) {
+  Variable x = tensor4(DType::Float32, "x");
+  const auto weights = [](std::int64_t in, std::uint64_t seed) {
+    return shared_fixed_shape(random_tensor(DType::Float32, {16, in, 3, 3}, seed, -0.1, 0.1),
+                              "w" + std::to_string(seed));
+  };
+  const Variable w1 = weights(16, 1);
+  const Variable w2 = weights(16, 2);
+  const Variable w3 = weights(16, 3);
+  const Padding same = Padding::symmetric({1, 1});
+  Variable h = relu(batch_norm_y(conv2d(x, w1, {.padding = same}), 16, 10));
+  h = relu(batch_norm_y(conv2d(h, w2, {.padding = same}), 16, 20));
+  const Variable down = conv2d(h, w3, {.strides = {2, 2}, .padding = same});
+  const Variable loss = mean(down * down);
+  const std::vector<Variable> grads = grad(loss, {w1, w2, w3});
+  std::vector<Variable> outputs{loss};
+  outputs.insert(outputs.end(), grads.begin(), grads.end());
+  const auto winograd_nodes = [](const Function& f) {
+    std::map<std::string, int> counts;
+    for (const ApplyNode* node : f.graph().toposort()) {
+      if (!node->attrs().get_bool_or("winograd", false)) continue;
+      ++counts[std::string(node->op().name)];
+      EXPECT_NE(node->op_string().find(",nChw16c,winograd"), std::string::npos)
+          << node->op_string();
+    }
+    return counts;
+  };
+  Function blocked = compile({x}, outputs, true, 16);
+  Function plain = compile({x}, outputs, false);
+  const std::map<std::string, int> expected =
+      winograd_available() ? std::map<std::string, int>{{"BlockedConv", 2},
+                                                        {"BlockedConvGradI", 1},
+                                                        {"BlockedConvGradW", 2}}
+                           : std::map<std::string, int>{};
+  EXPECT_EQ(winograd_nodes(blocked), expected);
+  for (std::uint64_t seed : {31, 32}) {
+    expect_same_results(blocked, plain, {random_tensor(DType::Float32, {2, 16, 12, 10}, seed)},
+                        1e-4);
+  }
+
+  FunctionOptions direct_only;
+  direct_only.channel_block = 16;
+  direct_only.winograd = false;
+  Function direct = function({x}, outputs, {}, direct_only);
+  EXPECT_TRUE(winograd_nodes(direct).empty());
+  expect_same_results(direct, plain, {random_tensor(DType::Float32, {2, 16, 12, 10}, 33)}, 1e-5);
+}
+
 TEST(ChannelBlocks, ChannelsPerBroadcastStayPlain) {
   // An add of a (1, C, 1, 1) tensor that is not a convolution's bias needs plain channels.
   Variable x = tensor4(DType::Float32, "x");
