@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "strided_copy.h"
+#include "tscope/core/strided_copy.h"
 
 #include <cstring>
 #include <vector>

@@ -6,7 +6,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "strided_copy.h"
+#include "tscope/core/strided_copy.h"
 
 namespace tscope {
 namespace {

@@ -7,8 +7,8 @@
 //   - one contiguous operand and one single-element operand (2 * x, x - 1);
 //   - a contiguous first operand and single-element others (clip(x, 0, 6)).
 // Anything else walks the outer axes with a carry and runs the innermost axis tight.
-// The flat loops run in chunks on the OpenMP threads when the output is long (parallel_for.h);
-// the strided walk stays on one thread.
+// Every loop runs in chunks on the OpenMP threads when the output is long (parallel_for.h); the
+// strided walk in parts of whole rows.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -116,6 +116,35 @@ void run_scalar_operand_loop(const Fn& fn,
   });
 }
 
+/// Runs body(first_row, last_row) over the `rows` rows of `inner` elements each, in parts of
+/// whole rows on the OpenMP threads when the loop is long enough (as for_each_chunk decides for
+/// `rows * inner` elements). Part boundaries fall on multiples of kChunkAlignment rows, so no two
+/// threads write the same cache line of a contiguous output.
+template <class Body>
+void for_each_row_part(std::int64_t rows, std::int64_t inner, const Body& body) {
+  const std::int64_t count = rows * inner;
+  const int parts = count < 2 * threads::kMinElementsPerChunk
+                        ? 1
+                        : threads::chunk_count(count, threads::parallel_threads());
+  if (parts <= 1 || rows < 2 * threads::kChunkAlignment) {
+    body(std::int64_t{0}, rows);
+    return;
+  }
+  struct Job {
+    const Body* body;
+    std::int64_t rows;
+    int parts;
+  } job{&body, rows, parts};
+  threads::run_parts(
+      parts,
+      [](void* data, int index) {
+        const Job& j = *static_cast<const Job*>(data);
+        const threads::ChunkRange range = threads::chunk_range(j.rows, j.parts, index);
+        if (range.begin < range.end) (*j.body)(range.begin, range.end);
+      },
+      &job);
+}
+
 template <class O, class C, std::size_t K, class Fn>
 void run_strided_loop(const Fn& fn,
                       O* __restrict out_data,
@@ -139,25 +168,34 @@ void run_strided_loop(const Fn& fn,
   const std::int64_t outer = count / inner;
   std::array<std::int64_t, K> inner_stride{};
   for (std::size_t k = 0; k < K; ++k) inner_stride[k] = rank > 0 ? strides[k][rank - 1] : 0;
-  std::array<std::int64_t, kMaxRank> index{};
-  std::array<std::int64_t, K> base{};
-  for (std::int64_t row = 0; row < outer; ++row) {
-    O* out_row = out_data + row * inner;
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      for (std::int64_t j = 0; j < inner; ++j) {
-        out_row[j] = convert_element<O>(fn(data[I][base[I] + j * inner_stride[I]]...));
+  // Each part finds its first row's index and operand offsets by division once, then walks on.
+  for_each_row_part(outer, inner, [&](std::int64_t first_row, std::int64_t last_row) {
+    std::array<std::int64_t, kMaxRank> index{};
+    std::array<std::int64_t, K> base{};
+    std::int64_t rest = first_row;
+    for (int axis = rank - 2; axis >= 0; --axis) {
+      index[axis] = rest % shape[axis];
+      rest /= shape[axis];
+      for (std::size_t k = 0; k < K; ++k) base[k] += index[axis] * strides[k][axis];
+    }
+    for (std::int64_t row = first_row; row < last_row; ++row) {
+      O* out_row = out_data + row * inner;
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        for (std::int64_t j = 0; j < inner; ++j) {
+          out_row[j] = convert_element<O>(fn(data[I][base[I] + j * inner_stride[I]]...));
+        }
+      }
+      (std::make_index_sequence<K>{});
+      // Advance the outer index (axes rank-2 .. 0) with carry, keeping per-operand offsets.
+      for (int axis = rank - 2; axis >= 0; --axis) {
+        ++index[axis];
+        for (std::size_t k = 0; k < K; ++k) base[k] += strides[k][axis];
+        if (index[axis] < shape[axis]) break;
+        for (std::size_t k = 0; k < K; ++k) base[k] -= strides[k][axis] * shape[axis];
+        index[axis] = 0;
       }
     }
-    (std::make_index_sequence<K>{});
-    // Advance the outer index (axes rank-2 .. 0) with carry, keeping per-operand offsets.
-    for (int axis = rank - 2; axis >= 0; --axis) {
-      ++index[axis];
-      for (std::size_t k = 0; k < K; ++k) base[k] += strides[k][axis];
-      if (index[axis] < shape[axis]) break;
-      for (std::size_t k = 0; k < K; ++k) base[k] -= strides[k][axis] * shape[axis];
-      index[axis] = 0;
-    }
-  }
+  });
 }
 
 template <class O, class C, std::size_t K, class Fn>

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // BatchedDot: (b, m, k) . (b, k, n) -> (b, m, n), one gemm per batch entry on strided views
-// (oneDNN for float32, BLAS for float64; blas_util.h).
+// (oneDNN for float32, BLAS for float64; blas_util.h); small float32 entries are divided between
+// the threads.
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <type_traits>
+#include <vector>
 
 #include "blas_util.h"
 #include "tscope/graph/apply.h"
@@ -9,6 +14,7 @@
 #include "tscope/ops/linalg.h"
 #include "tscope/ops/registry.h"
 #include "tscope/ops/shape.h"
+#include "tscope/threads/parallel_for.h"
 
 namespace tscope::ops {
 namespace {
@@ -62,6 +68,27 @@ void compute_batched_dot_reference(KernelContext& ctx) {
 }
 
 template <class T>
+struct BatchJob {
+  const std::vector<detail::BlasMatrix>* xs;
+  const std::vector<detail::BlasMatrix>* ys;
+  std::int64_t batch, m, k, n;
+  int parts;
+  T* data;
+};
+
+// The gemms of part `index`'s batch entries, each on the calling thread.
+template <class T>
+void multiply_entries(void* data, int index) {
+  const BatchJob<T>& job = *static_cast<const BatchJob<T>*>(data);
+  const std::int64_t first = job.batch * index / job.parts;
+  const std::int64_t last = job.batch * (index + 1) / job.parts;
+  for (std::int64_t b = first; b < last; ++b) {
+    detail::blas_gemm_operands<T>((*job.xs)[b], (*job.ys)[b], job.m, job.n, job.k, T{1}, T{0},
+                                  job.data + b * job.m * job.n);
+  }
+}
+
+template <class T>
 void run_batched_dot_blas(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& y = ctx.input(1);
@@ -73,14 +100,35 @@ void run_batched_dot_blas(KernelContext& ctx) {
     std::fill_n(data, batch * m * n, T{0});
     return;
   }
+  // Operands first, on this thread: a layout BLAS cannot read is copied here.
+  std::vector<detail::BlasMatrix> xs;
+  std::vector<detail::BlasMatrix> ys;
+  xs.reserve(static_cast<std::size_t>(batch));
+  ys.reserve(static_cast<std::size_t>(batch));
   for (std::int64_t b = 0; b < batch; ++b) {
-    const Tensor xb = x.view(Dims{m, k}, Dims{x.strides()[1], x.strides()[2]},
-                             x.offset() + b * x.strides()[0]);
-    const Tensor yb = y.view(Dims{k, n}, Dims{y.strides()[1], y.strides()[2]},
-                             y.offset() + b * y.strides()[0]);
-    detail::blas_gemm_operands<T>(detail::blas_matrix(xb, ctx), detail::blas_matrix(yb, ctx), m, n,
-                                  k, T{1}, T{0}, data + b * m * n);
+    xs.push_back(detail::blas_matrix(
+        x.view(Dims{m, k}, Dims{x.strides()[1], x.strides()[2]}, x.offset() + b * x.strides()[0]),
+        ctx));
+    ys.push_back(detail::blas_matrix(
+        y.view(Dims{k, n}, Dims{y.strides()[1], y.strides()[2]}, y.offset() + b * y.strides()[0]),
+        ctx));
   }
+  // Float32 entries too small to split between threads (attention over short sequences or
+  // windows: sgemm_row_major runs them on the calling thread) are divided between the threads
+  // instead, whole entries each. Float64 stays serial: OpenBLAS's gemm runs its own threads.
+  const double entry_flops =
+      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  int parts = 1;
+  if (std::is_same_v<T, float> && entry_flops < detail::kMinFlopsForThreads &&
+      entry_flops * static_cast<double>(batch) >= detail::kMinFlopsForThreads) {
+    parts = static_cast<int>(std::min<std::int64_t>(batch, threads::parallel_threads()));
+  }
+  BatchJob<T> job{&xs, &ys, batch, m, k, n, parts, data};
+  if (parts <= 1) {
+    multiply_entries<T>(&job, 0);
+    return;
+  }
+  threads::run_parts(parts, multiply_entries<T>, &job);
 }
 
 void compute_batched_dot_blas(KernelContext& ctx) {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reshape (static target, or a symbolic int64 vector as second input; one -1 entry inferred) and
-// Flatten{outdim}. Both are views when the input is contiguous and copy otherwise, so they
-// declare output 0 as a view of input 0.
+// Flatten{outdim}. Both are views when the input is contiguous and copy otherwise (on the worker
+// threads when long, parallel_copy.h), so they declare output 0 as a view of input 0.
 #include <fmt/format.h>
 
+#include "parallel_copy.h"
 #include "shape_values.h"
 #include "tscope/graph/apply.h"
 #include "tscope/graph/constructors.h"
@@ -94,7 +95,7 @@ std::vector<Type> infer_reshape(const InferContext& ctx) {
 }
 
 Tensor reshape_tensor(const Tensor& x, const Dims& shape) {
-  return x.is_contiguous() ? x.reshaped(shape) : x.contiguous().reshaped(shape);
+  return x.is_contiguous() ? x.reshaped(shape) : detail::parallel_contiguous(x).reshaped(shape);
 }
 
 void compute_reshape(KernelContext& ctx) {
