@@ -11,6 +11,7 @@
 // channel_block_fusions.cpp fold them into the convolutions. A convolution whose weights are not
 // constant reads them through a PackConvWeights node, which then runs on every call. The training
 // ops the plan moves become their Blocked forms, reading blocked only the inputs the plan names.
+// A spatial mean becomes the same mean over the blocked value's spatial axes.
 #include "tscope/ops/channel_blocks.h"
 
 #include <algorithm>
@@ -86,10 +87,14 @@ class Materialiser {
         rebuild_training_op(*node, training->second);
       } else if (const auto conv = plan_.convs.find(node); conv != plan_.convs.end()) {
         rebuild_conv(*node, conv->second);
+      } else if (const auto mean = plan_.row_means.find(node); mean != plan_.row_means.end()) {
+        rebuild_row_mean(*node, mean->second);
       } else if (const ValueLayout* layout = blocked_output(*node)) {
         const std::string_view name = node->op().name;
         if (name == "MaxPool" || name == "AveragePool") {
           rebuild_pool(*node, *layout);
+        } else if (name == "Mean") {
+          restore(node->output(0), blocked_spatial_mean(*node), *layout, node->provenance());
         } else {
           rebuild_elementwise(*node, *layout);
         }
@@ -128,7 +133,7 @@ class Materialiser {
     if (const auto conv = plan_.convs.find(&reader); conv != plan_.convs.end()) {
       return conv->second.reads_blocked_input;
     }
-    return blocked_output(reader) != nullptr;
+    return blocked_output(reader) != nullptr || plan_.row_means.contains(&reader);
   }
 
   // Whether a graph output or a reader that stays plain reads `value`.
@@ -264,6 +269,26 @@ class Materialiser {
         ApplyNode::create(op_def(name), {blocked(pool.input(0), pool.provenance())},
                           std::move(attrs), pool.provenance());
     restore(pool.output(0), blocked_pool->output(0), layout, pool.provenance());
+  }
+
+  // The mean of `mean`'s input over its spatial axes, on the blocked value: (N, C/B, 1, 1, B).
+  Variable blocked_spatial_mean(const ApplyNode& mean) {
+    const std::vector<std::int64_t> spatial{2, 3};
+    const auto pooled =
+        ApplyNode::create(mean.op(), {blocked(mean.input(0), mean.provenance())},
+                          Attrs{{"axes", spatial}, {"keepdims", true}}, mean.provenance());
+    return pooled->output(0);
+  }
+
+  // A spatial mean that drops the pooled axes: the blocked pool holds its channels in order, so
+  // its (N, stored channels) reshape, sliced to the real channels when they are padded, is the
+  // plain result, with no reorder.
+  void rebuild_row_mean(const ApplyNode& mean, const ValueLayout& layout) {
+    const Variable pooled = blocked_spatial_mean(mean);
+    const ProvenanceScope scope(mean.provenance(), true);
+    Variable rows = reshape(pooled, {-1, layout.stored_channels});
+    if (layout.padded()) rows = subtensor(rows, {slice(), slice(0, layout.channels)});
+    graph_.replace(mean.output(0), rows);
   }
 
   // The bias of a bias add in blocks: (C,) as (1, C/B, 1, 1, B), zero-padded to the stored

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Layout assignment for use_channel_blocks: one walk in topological order that only reads the
 // graph. A convolution that can run blocked starts a blocked value; pools and elementwise ops whose
-// data inputs all have blocked values continue it, and so does a convolution's bias add.
+// data inputs all have blocked values continue it, and so do a convolution's bias add and a mean
+// over the spatial axes (a global average pool, whose readers then stay blocked too).
 // A convolution (groups 1, or depthwise) whose channels fit no block runs blocked on zero-padded
 // channels when padding costs at most half again (24 -> 32 on 16-channel blocks); a padded
 // depthwise convolution has one group per padded channel. Otherwise, a convolution (groups 1) that
@@ -16,7 +17,9 @@
 // passes.
 #include "channel_layout_plan.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "tscope/ops/channel_blocks.h"
 #include "tscope/ops/shape.h"
@@ -34,11 +37,12 @@ std::int64_t round_up(std::int64_t count, std::int64_t block) {
 }
 
 // Elementwise ops that keep zero-padded channels finite (the padding then meets zero weights in
-// the next convolution: finite * 0 = 0), with finite scalar operands. log, division and the like
-// could turn a padded 0 into inf or NaN, which zero weights would not cancel.
+// the next convolution: finite * 0 = 0), with finite scalar operands; the bounded sigmoid and tanh
+// (SiLU, a squeeze-and-excitation's gate) too. log, division and the like could turn a padded 0
+// into inf or NaN, which zero weights would not cancel.
 bool keeps_padding_finite(std::string_view op_name) {
   return op_name == "Add" || op_name == "Sub" || op_name == "Mul" || op_name == "Maximum" ||
-         op_name == "Minimum" || op_name == "Clip";
+         op_name == "Minimum" || op_name == "Clip" || op_name == "Sigmoid" || op_name == "Tanh";
 }
 
 class LayoutAssigner {
@@ -54,6 +58,8 @@ class LayoutAssigner {
         assign_conv(*node);
       } else if (name == "MaxPool" || name == "AveragePool") {
         assign_pool(*node);
+      } else if (name == "Mean") {
+        assign_spatial_mean(*node);
       } else if (name == "ConvGradI") {
         assign_conv_grad_inputs(*node);
       } else if (name == "ConvGradW") {
@@ -275,6 +281,28 @@ class LayoutAssigner {
     if (!is_float32_image(x) || layout == nullptr) return;
     const ValueLayout same = *layout;  // copied before the map may rehash
     plan_.values.emplace(pool.output(0).node(), same);
+  }
+
+  // A mean over the spatial axes of a blocked value (a global average pool, the squeeze of a
+  // squeeze-and-excitation block) runs on the blocked value: (N, C/B, H, W, B) averaged over H and
+  // W is the blocked (N, C, 1, 1), which the pool's readers (the excitation's convolutions, its
+  // multiply) then read blocked too. Padded channels average to finite values.
+  void assign_spatial_mean(const ApplyNode& mean) {
+    const Variable& x = mean.input(0);
+    const ValueLayout* layout = plan_.blocked_layout(x);
+    if (!is_float32_image(x) || layout == nullptr || mean.output(0).dtype() != DType::Float32) {
+      return;
+    }
+    std::vector<std::int64_t> axes = mean.attrs().get_ints("axes");
+    for (std::int64_t& axis : axes) axis = axis < 0 ? axis + 4 : axis;
+    std::ranges::sort(axes);
+    if (axes != std::vector<std::int64_t>{2, 3}) return;
+    const ValueLayout same = *layout;  // copied before the map may rehash
+    if (mean.attrs().get_bool_or("keepdims", false)) {
+      plan_.values.emplace(mean.output(0).node(), same);
+    } else {
+      plan_.row_means.emplace(&mean, same);
+    }
   }
 
   // The layout of `add`'s output when it adds a channel vector to a blocked convolution's output

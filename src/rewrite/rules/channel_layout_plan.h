@@ -49,6 +49,11 @@ struct LayoutPlan {
   /// MaxPoolGrad become their Blocked forms; a Shape_i of a batch or spatial axis reads the blocked
   /// value), each with the indices of the inputs it reads blocked.
   std::unordered_map<const ApplyNode*, std::vector<int>> training_ops;
+  /// Means over the spatial axes of blocked values that drop those axes (a global average pool
+  /// flattened in one node), with the layout of the value each reads: each runs on the blocked
+  /// value, whose pooled (N, C/B, 1, 1, B) result holds the channels in order, so the (N, C)
+  /// output is a view of it.
+  std::unordered_map<const ApplyNode*, ValueLayout> row_means;
 
   [[nodiscard]] const ValueLayout* blocked_layout(const Variable& value) const {
     const auto found = values.find(value.node());

@@ -75,7 +75,7 @@ TEST(ChannelBlocks, SmallCnnMovesOntoBlocksAndMatchesPlain) {
   const std::map<std::string, int> counts = op_counts(blocked);
   EXPECT_EQ(counts.at("BlockedConv"), 2);
   EXPECT_EQ(counts.at("BlockedMaxPool"), 1);
-  EXPECT_EQ(counts.at("FromChannelBlocks"), 1);  // only before the global average pool
+  EXPECT_EQ(counts.at("FromChannelBlocks"), 1);      // only the pooled (N, C, 1, 1) output
   EXPECT_FALSE(counts.contains("ToChannelBlocks"));  // the stem reads plain RGB (Ohwi8o)
   EXPECT_FALSE(counts.contains("PackConvWeights"));  // folded: the weights are constants
   EXPECT_FALSE(counts.contains("Conv"));
@@ -612,6 +612,44 @@ TEST(ChannelBlocks, GroupedConvolutionsRunBlockedWhenEachGroupFitsTheBlock) {
       EXPECT_EQ(counts.at("Conv"), 1);
     }
     expect_same_results(blocked, plain, {random_tensor(DType::Float32, {2, 16, 9, 8}, 7)}, 1e-4);
+  }
+}
+
+// A squeeze-and-excitation block (MobileNet-v3, EfficientNet): a global average pool, two 1x1
+// convolutions and a sigmoid make one scale per sample and channel, which multiplies the pooled
+// value. The pool runs on the blocked value, so the excitation's convolutions and the multiply read
+// blocked values and nothing leaves the layout. On 16-channel blocks the 24 channels run padded to
+// 32, and the head's mean that drops the pooled axes (as a ReduceMean over (2, 3) exports) becomes
+// a view of the blocked pool, sliced to the real channels, with no reorder.
+TEST(ChannelBlocks, SqueezeAndExcitationPoolsOnBlocks) {
+  for (const std::int64_t channels : {32, 24}) {
+    SCOPED_TRACE(::testing::Message() << channels << " channels");
+    Variable x = tensor4(DType::Float32, "x");
+    Variable y = relu(with_bias(conv2d(x, conv_weights(channels, 16, 1, 1)), channels, 2));
+    Variable squeezed =
+        relu(with_bias(conv2d(mean(y, {2, 3}, true), conv_weights(16, channels, 1, 3)), 16, 4));
+    Variable scale =
+        sigmoid(with_bias(conv2d(squeezed, conv_weights(channels, 16, 1, 5)), channels, 6));
+    Variable excited = y * scale;
+    Variable out =
+        mean(with_bias(conv2d(excited, conv_weights(channels, channels, 1, 7)), channels, 8),
+             {2, 3}, false);
+
+    Function blocked = compile({x}, {out}, true, 16);
+    Function plain = compile({x}, {out}, false);
+    const std::map<std::string, int> counts = op_counts(blocked);
+    EXPECT_FALSE(counts.contains("Conv"));
+    EXPECT_FALSE(counts.contains("FromChannelBlocks"));
+    EXPECT_EQ(counts.at("ToChannelBlocks"), 1);  // the input only
+    EXPECT_EQ(counts.at("Mean"), 2);
+    for (const ApplyNode* node : blocked.graph().toposort()) {
+      if (node->op().name == "Mean") {
+        EXPECT_EQ(node->input(0).rank(), 5);
+      }
+    }
+    EXPECT_EQ(counts.contains("Subtensor"), channels == 24);
+    EXPECT_EQ(blocked.graph().outputs()[0].type().dims[1], channels);
+    expect_same_results(blocked, plain, {random_tensor(DType::Float32, {2, 16, 5, 6}, 9)}, 1e-4);
   }
 }
 
