@@ -126,7 +126,13 @@ std::optional<BuiltCall> build_call(const ConvGeometry& g,
     call.impl = pd.impl_info_str();
     call.args = {{DNNL_ARG_SRC, dnnl_unbound_memory(x_md)},
                  {DNNL_ARG_DST, dnnl_unbound_memory(y_md)}};
-    dnnl_add_scratchpad(call, pd);
+    // The training-time Winograd's scratchpad holds the transformed weights and tiles, often
+    // larger than the operands: borrowed from the thread rather than kept by every node.
+    if (algorithm == ConvAlgorithm::WinogradPackedWeights) {
+      dnnl_add_thread_scratchpad(call, pd);
+    } else {
+      dnnl_add_scratchpad(call, pd);
+    }
     if (transformed) {
       WinogradWeights weights;
       weights.packed_desc = packed_md;

@@ -79,6 +79,15 @@ std::optional<DnnlCall> build_call(ConvDirection direction,
   const dnnl::memory::dims pad_l = dnnl_spatial(g.window.pad_begin, rank);
   const dnnl::memory::dims pad_r = dnnl_spatial(g.window.pad_end, rank);
   DnnlCall call;
+  // Winograd's scratchpad holds transformed weights and tiles, often larger than the operands:
+  // borrowed from the thread rather than kept by every node.
+  const auto add_scratchpad = [&](DnnlCall& built, const dnnl::primitive_desc_base& pd) {
+    if (conv_algorithm == algorithm::convolution_winograd) {
+      dnnl_add_thread_scratchpad(built, pd);
+    } else {
+      dnnl_add_scratchpad(built, pd);
+    }
+  };
   try {
     const auto forward_desc = [&](prop_kind kind) {
       return dnnl::convolution_forward::desc(kind, conv_algorithm, x_md, w_md, y_md, strides,
@@ -92,7 +101,7 @@ std::optional<DnnlCall> build_call(ConvDirection direction,
       call.args = {{DNNL_ARG_SRC, dnnl_unbound_memory(pd.src_desc())},
                    {DNNL_ARG_WEIGHTS, dnnl_unbound_memory(pd.weights_desc())},
                    {DNNL_ARG_DST, dnnl_unbound_memory(pd.dst_desc())}};
-      dnnl_add_scratchpad(call, pd);
+      add_scratchpad(call, pd);
       return call;
     }
     // Backward primitives take the forward (training) descriptor as a hint.
@@ -108,7 +117,7 @@ std::optional<DnnlCall> build_call(ConvDirection direction,
       call.args = {{DNNL_ARG_DIFF_SRC, dnnl_unbound_memory(pd.diff_src_desc())},
                    {DNNL_ARG_WEIGHTS, dnnl_unbound_memory(pd.weights_desc())},
                    {DNNL_ARG_DIFF_DST, dnnl_unbound_memory(pd.diff_dst_desc())}};
-      dnnl_add_scratchpad(call, pd);
+      add_scratchpad(call, pd);
       return call;
     }
     const dnnl::convolution_backward_weights::primitive_desc pd(
@@ -120,7 +129,7 @@ std::optional<DnnlCall> build_call(ConvDirection direction,
     call.args = {{DNNL_ARG_SRC, dnnl_unbound_memory(pd.src_desc())},
                  {DNNL_ARG_DIFF_WEIGHTS, dnnl_unbound_memory(pd.diff_weights_desc())},
                  {DNNL_ARG_DIFF_DST, dnnl_unbound_memory(pd.diff_dst_desc())}};
-    dnnl_add_scratchpad(call, pd);
+    add_scratchpad(call, pd);
     return call;
   } catch (const dnnl::error& error) {
     if (is_unimplemented(error, "a convolution descriptor")) return std::nullopt;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "dnnl_util.h"
 
+#include <cstdlib>
+#include <new>
+
 #include "tscope/core/error.h"
 
 namespace tscope::ops::detail {
@@ -11,6 +14,28 @@ namespace {
 dnnl::stream& shared_stream() {
   thread_local dnnl::stream stream(dnnl_engine());
   return stream;
+}
+
+// The buffer dnnl_add_thread_scratchpad's calls share on this thread: at least `bytes`, page
+// aligned. Growing frees the old buffer first, so the thread never holds two.
+void* thread_scratchpad(std::size_t bytes) {
+  struct Buffer {
+    void* data = nullptr;
+    std::size_t bytes = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buffer;
+  if (buffer.bytes < bytes) {
+    constexpr std::size_t kAlignment = 4096;
+    const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+    std::free(buffer.data);
+    buffer.data = nullptr;
+    buffer.bytes = 0;
+    buffer.data = std::aligned_alloc(kAlignment, rounded);
+    if (buffer.data == nullptr) throw std::bad_alloc();
+    buffer.bytes = rounded;
+  }
+  return buffer.data;
 }
 }  // namespace
 
@@ -50,6 +75,13 @@ void dnnl_add_scratchpad(DnnlCall& call, const dnnl::primitive_desc_base& pd) {
   call.args.insert_or_assign(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad, dnnl_engine()));
 }
 
+void dnnl_add_thread_scratchpad(DnnlCall& call, const dnnl::primitive_desc_base& pd) {
+  const dnnl::memory::desc scratchpad = pd.scratchpad_desc();
+  if (scratchpad.get_size() == 0) return;
+  call.args.erase(DNNL_ARG_SCRATCHPAD);
+  call.thread_scratchpad = scratchpad;
+}
+
 void dnnl_bind(DnnlCall& call, int arg, const void* data) {
   // oneDNN only reads through source handles; its API takes them as void*.
   call.args.at(arg).set_data_handle(const_cast<void*>(data));
@@ -59,7 +91,15 @@ void dnnl_execute(const DnnlCall& call) { dnnl_execute(call, shared_stream()); }
 
 void dnnl_execute(const DnnlCall& call, dnnl::stream& stream) {
   try {
-    call.primitive.execute(stream, call.args);
+    if (call.thread_scratchpad.get_size() == 0) {
+      call.primitive.execute(stream, call.args);
+    } else {
+      std::unordered_map<int, dnnl::memory> args = call.args;
+      args.insert_or_assign(DNNL_ARG_SCRATCHPAD,
+                            dnnl::memory(call.thread_scratchpad, dnnl_engine(),
+                                         thread_scratchpad(call.thread_scratchpad.get_size())));
+      call.primitive.execute(stream, args);
+    }
     stream.wait();
   } catch (const dnnl::error& error) {
     throw Error(ErrorKind::Internal, fmt::format("oneDNN failed to execute: {}", error.what()));

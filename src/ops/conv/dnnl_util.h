@@ -42,6 +42,9 @@ struct DnnlCall {
   std::unordered_map<int, dnnl::memory> args;
   /// The implementation oneDNN chose ("gemm:jit", "jit:avx2", ...), for docs and debugging.
   std::string impl;
+  /// The scratchpad, when the call borrows the executing thread's (dnnl_add_thread_scratchpad)
+  /// rather than holding one in `args`; a zero descriptor otherwise.
+  dnnl::memory::desc thread_scratchpad;
 };
 
 /// Attributes every executed primitive is built with: a scratchpad of its own (user mode), which
@@ -53,6 +56,13 @@ struct DnnlCall {
 /// Allocates the scratchpad that `pd` (built with dnnl_attr() or an attr in user scratchpad mode)
 /// asks for and adds it to `call`'s arguments.
 void dnnl_add_scratchpad(DnnlCall& call, const dnnl::primitive_desc_base& pd);
+
+/// Like dnnl_add_scratchpad, for primitives whose scratchpad is large (oneDNN's training-time
+/// Winograd keeps its transformed weights and tiles there, tens of megabytes per convolution):
+/// `call` keeps no scratchpad of its own, and dnnl_execute lends it one buffer of the executing
+/// thread, shared by every such call that thread runs and grown to the largest. Calls run one at
+/// a time on a thread, so a training step holds one such buffer instead of one per convolution.
+void dnnl_add_thread_scratchpad(DnnlCall& call, const dnnl::primitive_desc_base& pd);
 
 /// Points argument `arg` of `call` at `data` (which must hold the argument's elements).
 void dnnl_bind(DnnlCall& call, int arg, const void* data);
