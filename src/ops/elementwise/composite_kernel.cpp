@@ -3,10 +3,11 @@
 // shape, reduced axes moved innermost) is collapsed where every operand allows and walked in
 // tiles of at most kTileElements elements. For each tile, an input that is contiguous over it is
 // read in place, one that is constant over it is splatted, and any other layout (broadcast rows,
-// transposes) is gathered through a table of offsets built once per shape; then every step of the
-// program runs its op's block kernel over the tile into a small per-thread buffer, and the step of
-// each output writes that output directly or is folded into it (reduction). No intermediate
-// tensor exists.
+// transposes) is gathered through a table of offsets built once per shape (run by run where the
+// offsets form long consecutive runs: a per-channel value over a channel-blocked image); then
+// every step of the program runs its op's block kernel over the tile into a small per-thread
+// buffer, and the step of each output writes that output directly or is folded into it
+// (reduction). No intermediate tensor exists.
 //
 // Tiles hold whole innermost axes and a range of one more axis (the split axis), so a tile of
 // the last range along that axis is a prefix of a full tile and shares its offset tables.
@@ -34,11 +35,41 @@ constexpr std::int64_t kTileElements = 512;
 
 enum class Access { InPlace, Splat, Gather };
 
+/// A stretch of a gathered tile whose offsets are consecutive: `length` elements from tile
+/// position `start` come from `length` consecutive elements at `offset`.
+struct GatherRun {
+  std::int64_t start = 0;
+  std::int64_t offset = 0;
+  std::int64_t length = 0;
+};
+
+/// Runs at least this long on average are copied run by run rather than element by element: a
+/// per-channel value broadcast over the pixels of a channel-blocked image repeats one run of a
+/// block's channels per pixel.
+constexpr std::int64_t kMinGatherRun = 8;
+
 struct OperandWalk {
   std::array<std::int64_t, kMaxRank> strides{};  ///< per iteration axis, in elements
   Access access = Access::InPlace;
   std::vector<std::int64_t> offsets;  ///< Gather: the offset of each element of a full tile
+  std::vector<GatherRun> runs;        ///< Gather: the offsets as runs, when they are long
 };
+
+// The consecutive stretches of `offsets`, or none when they average under kMinGatherRun.
+std::vector<GatherRun> gather_runs(const std::vector<std::int64_t>& offsets) {
+  std::vector<GatherRun> runs;
+  const auto tile = static_cast<std::int64_t>(offsets.size());
+  for (std::int64_t t = 0; t < tile; ++t) {
+    const std::int64_t offset = offsets[static_cast<std::size_t>(t)];
+    if (!runs.empty() && runs.back().offset + runs.back().length == offset) {
+      ++runs.back().length;
+    } else {
+      runs.push_back({t, offset, 1});
+    }
+  }
+  if (static_cast<std::int64_t>(runs.size()) * kMinGatherRun > tile) runs.clear();
+  return runs;
+}
 
 /// How one shape of inputs is walked; rebuilt when shapes or strides change.
 struct Plan {
@@ -188,6 +219,7 @@ Plan make_plan(const Dims& shape, std::span<const Tensor* const> inputs,
     }
     walk.access = constant ? Access::Splat : in_place ? Access::InPlace : Access::Gather;
     if (walk.access != Access::Gather) walk.offsets.clear();
+    if (walk.access == Access::Gather) walk.runs = gather_runs(walk.offsets);
   }
   return plan;
 }
@@ -288,6 +320,14 @@ void evaluate_tile(const Job<C>& job, Scratch<C>& scratch, std::int64_t count) {
             const std::int64_t tile = plan.step * plan.tile_inner;
             std::fill(buffer, buffer + tile, *data);
             scratch.filled_count[k] = tile;
+          } else if (!walk.runs.empty()) {
+            // A tile shorter than a full one is a prefix of it: its runs end at `count`.
+            for (const GatherRun& run : walk.runs) {
+              if (run.start >= count) break;
+              std::copy_n(data + run.offset, std::min(run.length, count - run.start),
+                          buffer + run.start);
+            }
+            scratch.filled_count[k] = count;
           } else {
             const std::int64_t* offsets = walk.offsets.data();
             for (std::int64_t t = 0; t < count; ++t) buffer[t] = data[offsets[t]];

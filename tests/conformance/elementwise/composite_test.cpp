@@ -64,6 +64,11 @@ std::vector<CompositeCase> composite_cases() {
        [](const auto& v) { return tanh(v[0] * v[1] + v[2]); }},
       {"LongMiddleBroadcast", "Sqrt(Abs(Sub(i0,i1)))", {{64, 33, 20}, {64, 1, 20}},
        [](const auto& v) { return sqrt(abs(v[0] - v[1])); }},
+      // A squeeze-and-excitation gate on channel-blocked data: one value per sample and channel
+      // over every pixel, gathered as one run of a block's channels per pixel; the last tile is
+      // shorter than the others.
+      {"ChannelBlockGate", "Mul(Sigmoid(i0),i1)", {{3, 5, 1, 1, 16}, {3, 5, 7, 9, 16}},
+       [](const auto& v) { return sigmoid(v[0]) * v[1]; }},
       {"LongTransposed", "Pow(Abs(i0),i1)", {{257, 150}, {150, 257}},
        [](const auto& v) { return pow(abs(transpose(v[0])), v[1]); }, "", {}, false, true},
       // Reductions: the main job's distance sum, then each tiling case.
