@@ -17,6 +17,7 @@
 #include "tscope/rewrite/kernel_tap_rules.h"
 #include "tscope/rewrite/layer_norm_rules.h"
 #include "tscope/rewrite/loop_rules.h"
+#include "tscope/rewrite/pointwise_pool_rules.h"
 #include "tscope/rewrite/pow_rules.h"
 
 namespace tscope::rewrite {
@@ -91,14 +92,16 @@ std::vector<LocalRule> clamp_rules() { return {clamp_rule()}; }
 std::vector<LocalRule> pow_rules() { return {pow_rule()}; }
 std::vector<LocalRule> layer_norm_rules() { return {layer_norm_rule()}; }
 std::vector<LocalRule> kernel_tap_rules() { return {kernel_tap_rule()}; }
+std::vector<LocalRule> pointwise_pool_rules() { return {pointwise_pool_rule()}; }
 std::vector<LocalRule> loop_rules() { return {loop_invariant_rule()}; }
 std::vector<LocalRule> loop_sequence_rules() { return {loop_sequence_work_rule()}; }
 std::vector<LocalRule> loop_accumulation_rules() { return {loop_accumulation_rule()}; }
 
 // Order matters: loops first, so that what leaves a loop meets every later stage; BLAS products
-// before layouts; kernels cropped before the layout plan chooses their convolutions' layout; the
-// blocked convolutions' fusions right after the layout change that creates them, and the remaining
-// clamps after those (a blocked convolution absorbs its clamp); layer normalisations before
+// before layouts; kernels cropped, and average pools moved before pointwise convolutions, before
+// the layout plan chooses their convolutions' layout; the blocked convolutions' fusions right
+// after the layout change that creates them, and the remaining clamps after those (a blocked
+// convolution absorbs its clamp); layer normalisations before
 // elementwise fusion, which would fold their pieces into Composites; folding once the weight
 // packing it folds exists; in-place writes last, since any later replacement would have to keep
 // them valid.
@@ -114,6 +117,7 @@ constexpr Stage kStages[] = {
     {"push_out_accumulated_products", nullptr, loop_accumulation_rules},
     {"use_blas_products", nullptr, blas_rules},
     {"crop_idle_kernel_taps", nullptr, kernel_tap_rules},
+    {"pool_before_pointwise_conv", nullptr, pointwise_pool_rules},
     {"use_channel_blocks",
      [](FunctionGraph& graph, const PipelineSettings& settings) {
        return use_channel_blocks(graph, settings.channel_block, settings.winograd);

@@ -13,7 +13,9 @@
 ///     wherever neighbouring layouts differ;
 ///   - three local rules that fold what follows a BlockedConv into it as oneDNN post-ops:
 ///     fuse_conv_bias, fuse_conv_residual (a skip connection's add of a blocked value) and
-///     fuse_conv_clamp (the ReLU / clip).
+///     fuse_conv_clamp (the ReLU / clip); fuse_batch_norm_relu, which folds the ReLU after a
+///     blocked inference batch norm into it, and fuse_join_batch_norm, which lets that norm read
+///     the pieces of the concatenation it normalises.
 /// Every new node carries the provenance of the node it stands for; a fused convolution keeps the
 /// convolution's.
 #include <cstdint>
@@ -34,8 +36,7 @@ namespace tscope::rewrite {
 /// (convolutions, pools and elementwise ops). With `winograd`, a 3x3 stride-1 convolution on
 /// blocked input and output gets attr winograd (oneDNN's Winograd F(2x2, 3x3)) where
 /// winograd_available() and the block is 16.
-std::int64_t use_channel_blocks(FunctionGraph& graph, std::int64_t block = 0,
-                                bool winograd = true);
+std::int64_t use_channel_blocks(FunctionGraph& graph, std::int64_t block = 0, bool winograd = true);
 
 /// fuse_conv_bias (tracks Add): a BlockedConv with no epilogue yet, read only by an add of a
 /// channel vector in its layout ((1, C/B, 1, 1, B) blocked, (1, C, 1, 1) plain), takes the vector
@@ -50,7 +51,16 @@ std::int64_t use_channel_blocks(FunctionGraph& graph, std::int64_t block = 0,
 /// the scalar constant bound (not NaN) as its clamp.
 [[nodiscard]] LocalRule conv_clamp_rule();
 
-/// The three rules above, in that order.
+/// fuse_batch_norm_relu (tracks Maximum): a BlockedBatchNormInference (an inference batch norm
+/// on blocked data) read only by max(., 0) takes the ReLU (attr relu, oneDNN's fuse_norm_relu).
+[[nodiscard]] LocalRule batch_norm_relu_rule();
+
+/// fuse_join_batch_norm (tracks BlockedBatchNormInference): a blocked inference batch norm of a
+/// Join along the channel blocks that nothing else reads takes the Join's inputs as pieces of x
+/// (inputs 0, 5, 6, ...), reading each where it is instead of a copy.
+[[nodiscard]] LocalRule join_batch_norm_rule();
+
+/// The five rules above, in that order.
 [[nodiscard]] std::vector<LocalRule> channel_block_fusion_rules();
 
 }  // namespace tscope::rewrite

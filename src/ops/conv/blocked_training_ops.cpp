@@ -8,12 +8,23 @@
 // - BlockedBatchNormTrain (x, gamma, beta) -> y, mean, var and BlockedBatchNormGrad (x, dy,
 //   gamma, mean, var) -> dx, dgamma, dbeta: the batch-norm ops with x, y, dy, dx blocked;
 // - BlockedMaxPoolGrad (x, dy) -> dx: MaxPoolGrad with all three blocked.
+// Also the inference form of batch norm, which imported models (DenseNet's pre-activation
+// BatchNorm -> ReLU -> Conv) run between blocked convolutions:
+// - BlockedBatchNormInference (x, gamma, beta, mean, var, [x2, x3, ...]) -> y: BatchNormInference
+//   with x and y blocked, and with attr relu (fuse_batch_norm_relu) max(y, 0) in the same pass.
+//   Inputs after var are further pieces of x along the channel blocks (fuse_join_batch_norm: x is
+//   their concatenation, read piece by piece and never built).
 // Each keeps its plain form's attrs (plus "block") and inputs, and the shapes given as inputs
 // stay plain. Weights stay plain OIHW: they change every step, so the convolution kernels reorder
 // them within the call (oneDNN's blocked backward kernels want blocked weights) and ConvGradW's
 // result comes back plain for the update. The reference kernels are the plain ops' between
 // unblock() and block_into(). Gradient ops without gradients of their own.
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
 
 #include "batch_norm_dnnl.h"
 #include "channel_blocks.h"
@@ -27,6 +38,7 @@
 #include "tscope/graph/apply.h"
 #include "tscope/graph/op_registry.h"
 #include "tscope/ops/registry.h"
+#include "tscope/threads/parallel_for.h"
 
 namespace tscope::ops {
 namespace {
@@ -34,6 +46,7 @@ constexpr std::string_view kGradI = "BlockedConvGradI";
 constexpr std::string_view kGradW = "BlockedConvGradW";
 constexpr std::string_view kNormTrain = "BlockedBatchNormTrain";
 constexpr std::string_view kNormGrad = "BlockedBatchNormGrad";
+constexpr std::string_view kNormInference = "BlockedBatchNormInference";
 constexpr std::string_view kPoolGrad = "BlockedMaxPoolGrad";
 
 void check_float32(const InferContext& ctx,
@@ -231,6 +244,44 @@ std::vector<Type> infer_norm_grad(const InferContext& ctx) {
   return {ctx.input_type(0), channels, channels};
 }
 
+// BlockedBatchNormInference's x: input 0, followed along the channel blocks by inputs 5...
+// (fuse_join_batch_norm's pieces of a concatenation), or none.
+std::vector<int> piece_indices(int num_inputs) {
+  std::vector<int> pieces{0};
+  for (int i = 5; i < num_inputs; ++i) pieces.push_back(i);
+  return pieces;
+}
+
+std::vector<Type> infer_norm_inference(const InferContext& ctx) {
+  if (ctx.num_inputs() < 5) {
+    throw_error(ErrorKind::InvalidArgument,
+                "{}: takes x, gamma, beta, mean, var and further pieces of x; got {} inputs",
+                kNormInference, ctx.num_inputs());
+  }
+  check_float32(ctx, {1, 2, 3, 4}, kNormInference);
+  Dims dims = ctx.input_type(0).dims;
+  for (const int i : piece_indices(ctx.num_inputs())) {
+    check_float32(ctx, {i}, kNormInference);
+    const Dims& piece = ctx.input_type(i).dims;
+    plain_of(piece, ctx.attrs, kNormInference);
+    if (i == 0) continue;
+    for (int axis = 0; axis < 5; ++axis) {
+      if (axis == 1) {
+        dims[1] =
+            dims[1] == kUnknownDim || piece[1] == kUnknownDim ? kUnknownDim : dims[1] + piece[1];
+      } else if (dims[axis] != piece[axis] && dims[axis] != kUnknownDim &&
+                 piece[axis] != kUnknownDim) {
+        throw_error(ErrorKind::ShapeMismatch, "{}: pieces of x {} and {} differ on axis {}",
+                    kNormInference, ctx.input_type(0).dims.to_string(), piece.to_string(), axis);
+      }
+    }
+  }
+  check_channel_vectors(ctx, detail::plain_shape(dims)[1], {1, 2, 3, 4}, kNormInference);
+  return {Type{DType::Float32, dims}};
+}
+
+bool fused_relu(const Attrs& attrs) { return attrs.get_bool_or("relu", false); }
+
 // Runs the plain op's reference on the unblocked tensors and stores its outputs: the first
 // blocked like x, the per-channel vectors as they are.
 void norm_reference(KernelContext& ctx, std::string_view plain_op, int blocked_inputs) {
@@ -251,6 +302,182 @@ void norm_reference(KernelContext& ctx, std::string_view plain_op, int blocked_i
 
 void norm_train_reference(KernelContext& ctx) { norm_reference(ctx, "BatchNormTrain", 1); }
 void norm_grad_reference(KernelContext& ctx) { norm_reference(ctx, "BatchNormGrad", 2); }
+
+// BatchNormInference's reference on the unblocked x (its pieces joined by Join's reference),
+// then max(y, 0) with relu, blocked again.
+void norm_inference_reference(KernelContext& ctx) {
+  std::vector<Tensor> pieces;
+  for (const int i : piece_indices(ctx.num_inputs)) pieces.push_back(detail::unblock(ctx.input(i)));
+  Tensor x = pieces[0];
+  if (pieces.size() > 1) {
+    x = detail::run_plain_reference(ctx, "Join", Attrs{{"axis", std::int64_t{1}}}, pieces)[0];
+  }
+  std::vector<Tensor> inputs{x};
+  for (int i = 1; i < 5; ++i) inputs.push_back(ctx.input(i));
+  const std::vector<Tensor> outputs =
+      detail::run_plain_reference(ctx, "BatchNormInference", *ctx.attrs, inputs);
+  Tensor y = outputs[0];
+  if (fused_relu(*ctx.attrs)) {
+    std::vector<double> values = y.to_doubles();
+    for (double& value : values) value = std::max(value, 0.0);
+    y = Tensor::zeros(DType::Float32, y.shape());
+    detail::store_doubles(y, values);
+  }
+  const std::int64_t block = ctx.attrs->get_int("block");
+  Tensor& out = ctx.allocate_output(0, DType::Float32,
+                                    detail::blocked_shape(y.shape(), block, kNormInference));
+  detail::block_into(y, out);
+}
+
+// The per-channel scale gamma / sqrt(var + epsilon) and shift beta - mean * scale, computed in
+// double as the reference does; kept across calls when all four vectors are constants.
+struct ChannelAffine final : KernelState {
+  std::vector<float> scale, shift;
+};
+
+void channel_affine(const KernelContext& ctx, std::int64_t channels, ChannelAffine& affine) {
+  const double epsilon = ctx.attrs->get_double("epsilon");
+  const std::vector<double> gamma = ctx.input(1).to_doubles();
+  const std::vector<double> beta = ctx.input(2).to_doubles();
+  const std::vector<double> mean = ctx.input(3).to_doubles();
+  const std::vector<double> var = ctx.input(4).to_doubles();
+  affine.scale.resize(static_cast<std::size_t>(channels));
+  affine.shift.resize(static_cast<std::size_t>(channels));
+  for (std::size_t c = 0; c < static_cast<std::size_t>(channels); ++c) {
+    const double scale = gamma[c] / std::sqrt(var[c] + epsilon);
+    affine.scale[c] = static_cast<float>(scale);
+    affine.shift[c] = static_cast<float>(beta[c] - mean[c] * scale);
+  }
+}
+
+struct AffineRows {
+  const float* in;
+  float* out;
+  const float* scale;
+  const float* shift;
+  std::int64_t pixels;   // H * W: rows of one channel block of one image
+  std::int64_t cblocks;  // channel blocks of `in` per image
+};
+
+// Rows [first, last) of B values (one pixel of one channel block): y = x * scale + shift, then
+// max(y, 0) with Relu. Runs of rows share a channel block, whose scale and shift stay in
+// registers; B is a constant, so each row is one or two vector operations.
+template <std::int64_t B, bool Relu>
+[[gnu::always_inline]] inline void affine_rows(const AffineRows& a,
+                                               std::int64_t first,
+                                               std::int64_t last) {
+  std::int64_t row = first;
+  while (row < last) {
+    const std::int64_t plane = row / a.pixels;  // n * cblocks + cb
+    const std::int64_t end = std::min(last, (plane + 1) * a.pixels);
+    const float* scale = a.scale + (plane % a.cblocks) * B;
+    const float* shift = a.shift + (plane % a.cblocks) * B;
+    float s[B];
+    float t[B];
+    for (std::int64_t j = 0; j < B; ++j) {
+      s[j] = scale[j];
+      t[j] = shift[j];
+    }
+    for (; row < end; ++row) {
+      const float* __restrict in = a.in + row * B;
+      float* __restrict out = a.out + row * B;
+      for (std::int64_t j = 0; j < B; ++j) {
+        const float y = in[j] * s[j] + t[j];
+        out[j] = Relu ? (y < 0.0f ? 0.0f : y) : y;  // NaN stays NaN, as in max(y, 0)
+      }
+    }
+  }
+}
+
+// The build targets any x86-64; g++ also compiles the rows for AVX2 and AVX-512 and picks the
+// widest the CPU has once, when the library loads (as LayerNorm's rows do, and not under
+// ThreadSanitizer for the same reason).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
+#define TSCOPE_WIDE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define TSCOPE_WIDE_CLONES
+#endif
+
+TSCOPE_WIDE_CLONES void affine_rows_any(
+    const AffineRows& a, std::int64_t block, bool relu, std::int64_t first, std::int64_t last) {
+  if (block == 16) {
+    relu ? affine_rows<16, true>(a, first, last) : affine_rows<16, false>(a, first, last);
+  } else {
+    relu ? affine_rows<8, true>(a, first, last) : affine_rows<8, false>(a, first, last);
+  }
+}
+
+#undef TSCOPE_WIDE_CLONES
+
+// One pass over x: the per-channel scale and shift (for B = 8 or 16), then ReLU when fused. With
+// pieces, each piece's channel blocks are read where they are and written to their place in y,
+// so the concatenation is never built.
+void norm_inference_cpu(KernelContext& ctx) {
+  const std::int64_t block = ctx.attrs->get_int("block");
+  std::vector<Tensor> pieces;
+  Dims dims = ctx.input(0).shape();
+  bool valid = dims.rank() == 5 && dims[4] == block;
+  if (valid) dims[1] = 0;
+  for (const int i : piece_indices(ctx.num_inputs)) {
+    pieces.push_back(ctx.input(i).contiguous());
+    const Dims& piece = pieces.back().shape();
+    valid = valid && piece.rank() == 5;
+    for (int axis = 0; valid && axis < 5; ++axis) valid = axis == 1 || piece[axis] == dims[axis];
+    if (valid) dims[1] += piece[1];
+  }
+  const std::int64_t channels = valid ? dims[1] * block : -1;
+  for (int i = 1; i < 5; ++i) valid = valid && ctx.input(i).numel() == channels;
+  if (!valid) {
+    norm_inference_reference(ctx);  // reports the mismatch
+    return;
+  }
+  Tensor& y = ctx.allocate_output(0, DType::Float32, dims);
+  if (y.numel() == 0) return;
+  bool constant = true;
+  for (int i = 1; i < 5; ++i) constant = constant && ctx.input_is_constant(i);
+  auto* affine = dynamic_cast<ChannelAffine*>(ctx.state.get());
+  ChannelAffine fresh;
+  if (affine == nullptr || !constant) {
+    if (constant) {
+      auto kept = std::make_shared<ChannelAffine>();
+      ctx.state = kept;
+      affine = kept.get();
+    } else {
+      affine = &fresh;
+    }
+    channel_affine(ctx, channels, *affine);
+  }
+  const bool relu = fused_relu(*ctx.attrs);
+  const std::int64_t pixels = dims[2] * dims[3];
+  const std::int64_t image_rows = dims[1] * pixels;  // rows of y per image
+  // Chunk boundaries are multiples of 16 elements, so each chunk holds whole rows of y: the rows
+  // of each (image, piece) it meets, read from the piece.
+  threads::for_each_chunk(y.numel(), [&](std::int64_t begin, std::int64_t end) {
+    const std::int64_t first = begin / block;
+    const std::int64_t last = end / block;
+    for (std::int64_t n = first / image_rows; n * image_rows < last; ++n) {
+      std::int64_t offset = 0;  // the piece's first channel block in y
+      for (const Tensor& piece : pieces) {
+        const std::int64_t cblocks = piece.shape()[1];
+        const std::int64_t start = n * image_rows + offset * pixels;  // its rows in y
+        const std::int64_t from = std::max(first, start);
+        const std::int64_t to = std::min(last, start + cblocks * pixels);
+        if (from < to) {
+          // Row q of this image's part of the piece is row start + q of y.
+          const AffineRows rows{
+              static_cast<const float*>(piece.raw_data()) + n * cblocks * pixels * block,
+              static_cast<float*>(y.raw_data()) + start * block,
+              affine->scale.data() + offset * block,
+              affine->shift.data() + offset * block,
+              pixels,
+              cblocks};
+          affine_rows_any(rows, block, relu, from - start, to - start);
+        }
+        offset += cblocks;
+      }
+    }
+  });
+}
 
 void norm_train_dnnl(KernelContext& ctx) {
   const Tensor x = ctx.input(0).contiguous();
@@ -286,22 +513,33 @@ void norm_grad_dnnl(KernelContext& ctx) {
 }
 
 Cost norm_cost(const CostContext& ctx) {
-  const double elements = static_cast<double>(ctx.input_shapes[0].product());
+  // y has x's elements (all its pieces' for a concatenation's norm).
+  const double elements = static_cast<double>(ctx.output_shapes[0].product());
   double bytes = 0;
   for (const Dims& shape : ctx.input_shapes) bytes += static_cast<double>(shape.product()) * 4.0;
   for (const Dims& shape : ctx.output_shapes) bytes += static_cast<double>(shape.product()) * 4.0;
-  // As the plain ops count: statistics and normalisation (6), the gradient's sums and dx (7).
-  return Cost{(ctx.op.name == kNormGrad ? 7.0 : 6.0) * elements, bytes};
+  // As the plain ops count: statistics and normalisation (6), the gradient's sums and dx (7),
+  // inference's fused scale and shift (2), and its ReLU (1).
+  const double per_element = ctx.op.name == kNormGrad        ? 7.0
+                             : ctx.op.name == kNormInference ? (fused_relu(ctx.attrs) ? 3.0 : 2.0)
+                                                             : 6.0;
+  return Cost{per_element * elements, bytes};
 }
 
 std::string print_norm(const OpDef& op, const Attrs& attrs) {
-  const std::string_view plain = op.name == kNormGrad ? "BatchNormGrad" : "BatchNormTrain";
-  return fmt::format("{}{{epsilon={:g},nChw{}c}}", plain, attrs.get_double("epsilon"),
-                     attrs.get_int("block"));
+  const std::string_view plain = op.name == kNormGrad        ? "BatchNormGrad"
+                                 : op.name == kNormInference ? "BatchNormInference"
+                                                             : "BatchNormTrain";
+  return fmt::format("{}{{epsilon={:g},nChw{}c{}}}", plain, attrs.get_double("epsilon"),
+                     attrs.get_int("block"), fused_relu(attrs) ? ",relu" : "");
 }
 
 bool norm_float32(std::span<const Variable> inputs, const Attrs&) {
   return detail::inputs_are_float32(inputs, {0, 1, 2});
+}
+
+bool norm_inference_float32(std::span<const Variable> inputs, const Attrs&) {
+  return detail::inputs_are_float32(inputs, {0, 1, 2, 3, 4});
 }
 
 // ---- BlockedMaxPoolGrad ----
@@ -394,6 +632,16 @@ void register_blocked_training_ops(OpRegistry& registry) {
                 .infer = infer_norm_grad,
                 .reference = {"ref", norm_grad_reference},
                 .fast = {"dnnl", norm_grad_dnnl, norm_float32},
+                .cost = norm_cost,
+                .print = print_norm});
+  registry.add({.name = kNormInference,
+                .family = "BatchNorm",
+                .summary = "BatchNormInference on channel-blocked x: y (blocked), ReLU fused on "
+                           "request (attr relu)",
+                .num_inputs = -1,
+                .infer = infer_norm_inference,
+                .reference = {"ref", norm_inference_reference},
+                .fast = {"cpu", norm_inference_cpu, norm_inference_float32},
                 .cost = norm_cost,
                 .print = print_norm});
   registry.add({.name = kPoolGrad,

@@ -7,6 +7,10 @@
 // provenance: it is the user's convolution, and its profile row points at that line.
 // A plain BlockedConv (layout "oihw", block 0) takes only its bias: oneDNN 2.6 runs other post-ops
 // on plain convolutions in a slow generic loop (docs/conv.md).
+// fuse_batch_norm_relu folds the ReLU after a BlockedBatchNormInference (DenseNet's
+// pre-activation BatchNorm -> ReLU) into it the same way: one pass instead of two; and
+// fuse_join_batch_norm lets it read the pieces of the blocked concatenation it normalises
+// (DenseNet's Concat of every earlier layer's features) instead of the copy a Join makes.
 #include <cmath>
 #include <optional>
 
@@ -44,7 +48,9 @@ const ApplyNode* fusable_conv(const FunctionGraph& graph, const Variable& value)
 }
 
 // `conv` with `extra` appended to its inputs and `attr` set (to true or a bound).
-Variable fused(const ApplyNode& conv, const Variable* extra, const std::string& attr,
+Variable fused(const ApplyNode& conv,
+               const Variable* extra,
+               const std::string& attr,
                AttrValue value) {
   std::vector<Variable> inputs = conv.inputs();
   if (extra != nullptr) inputs.push_back(*extra);
@@ -58,7 +64,8 @@ Variable fused(const ApplyNode& conv, const Variable* extra, const std::string& 
 // The (C,) vector that `value` spreads over the channels of a BlockedConv output with `block`
 // and `channels` (stored) channels: Reshape to (1, C/B, 1, 1, B) when blocked, DimShuffle to
 // (1, C, 1, 1) when plain.
-std::optional<Variable> bias_vector_of(const Variable& value, std::int64_t block,
+std::optional<Variable> bias_vector_of(const Variable& value,
+                                       std::int64_t block,
                                        std::int64_t channels) {
   if (block == 0) return detail::channel_vector_of(value, channels);
   static const OpDef& reshape = op_def("Reshape");
@@ -79,9 +86,8 @@ Replacements fuse_conv_bias(const FunctionGraph& graph, ApplyNode& add) {
     if (conv == nullptr) continue;
     const Epilogue epilogue = epilogue_of(*conv);
     if (epilogue.has_bias || epilogue.has_residual || epilogue.has_clamp()) continue;
-    const std::optional<Variable> bias =
-        bias_vector_of(add.input(1 - i), conv->attrs().get_int("block"),
-                       conv->attrs().get_int("out_channels"));
+    const std::optional<Variable> bias = bias_vector_of(
+        add.input(1 - i), conv->attrs().get_int("block"), conv->attrs().get_int("out_channels"));
     if (!bias) continue;
     return {fused(*conv, &*bias, "has_bias", true)};
   }
@@ -125,6 +131,46 @@ Replacements fuse_conv_clamp(const FunctionGraph& graph, ApplyNode& node) {
   }
   return {};
 }
+// max(BlockedBatchNormInference(...), 0) -> BlockedBatchNormInference{relu}(...), when nothing
+// else reads the norm's output. Only the bound 0: oneDNN fuses ReLU, not other clamps.
+Replacements fuse_batch_norm_relu(const FunctionGraph& graph, ApplyNode& node) {
+  static const OpDef& norm_op = op_def("BlockedBatchNormInference");
+  if (node.num_inputs() != 2) return {};
+  for (int i = 0; i < 2; ++i) {
+    const ApplyNode* norm = producer_of(node.input(i), norm_op);
+    const std::optional<double> bound = detail::scalar_constant_value(node.input(1 - i));
+    if (norm == nullptr || !read_once(graph, node.input(i)) || !bound || *bound != 0.0 ||
+        norm->attrs().get_bool_or("relu", false) ||
+        !(node.output(0).type() == node.input(i).type())) {
+      continue;
+    }
+    Attrs attrs = norm->attrs();
+    attrs.set("relu", true);
+    return {ApplyNode::create(norm_op, norm->inputs(), std::move(attrs), norm->provenance())
+                ->output(0)};
+  }
+  return {};
+}
+// BlockedBatchNormInference(Join{1}(x1, x2, ...), gamma, beta, mean, var) ->
+// BlockedBatchNormInference(x1, gamma, beta, mean, var, x2, ...), when nothing else reads the
+// concatenation and the norm reads no pieces yet.
+Replacements fuse_join_batch_norm(const FunctionGraph& graph, ApplyNode& norm) {
+  static const OpDef& join_op = op_def("Join");
+  if (norm.num_inputs() != 5) return {};
+  const ApplyNode* join = producer_of(norm.input(0), join_op);
+  if (join == nullptr || !read_once(graph, norm.input(0)) || join->attrs().get_int("axis") != 1 ||
+      join->output(0).rank() != 5) {
+    return {};
+  }
+  for (const Variable& piece : join->inputs()) {
+    if (piece.dtype() != DType::Float32 || piece.rank() != 5) return {};
+  }
+  std::vector<Variable> inputs{join->input(0)};
+  for (int i = 1; i < 5; ++i) inputs.push_back(norm.input(i));
+  for (int i = 1; i < join->num_inputs(); ++i) inputs.push_back(join->input(i));
+  return {
+      ApplyNode::create(norm.op(), std::move(inputs), norm.attrs(), norm.provenance())->output(0)};
+}
 }  // namespace
 
 LocalRule conv_bias_rule() { return {"fuse_conv_bias", {&op_def("Add")}, fuse_conv_bias}; }
@@ -137,8 +183,17 @@ LocalRule conv_clamp_rule() {
   return {"fuse_conv_clamp", {&op_def("Maximum"), &op_def("Minimum")}, fuse_conv_clamp};
 }
 
+LocalRule batch_norm_relu_rule() {
+  return {"fuse_batch_norm_relu", {&op_def("Maximum")}, fuse_batch_norm_relu};
+}
+
+LocalRule join_batch_norm_rule() {
+  return {"fuse_join_batch_norm", {&op_def("BlockedBatchNormInference")}, fuse_join_batch_norm};
+}
+
 std::vector<LocalRule> channel_block_fusion_rules() {
-  return {conv_bias_rule(), conv_residual_rule(), conv_clamp_rule()};
+  return {conv_bias_rule(), conv_residual_rule(), conv_clamp_rule(), batch_norm_relu_rule(),
+          join_batch_norm_rule()};
 }
 
 }  // namespace tscope::rewrite

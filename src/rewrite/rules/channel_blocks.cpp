@@ -95,6 +95,8 @@ class Materialiser {
           rebuild_pool(*node, *layout);
         } else if (name == "Mean") {
           restore(node->output(0), blocked_spatial_mean(*node), *layout, node->provenance());
+        } else if (name == "Join") {
+          rebuild_join(*node, *layout);
         } else {
           rebuild_elementwise(*node, *layout);
         }
@@ -147,7 +149,9 @@ class Materialiser {
   // data, `plain` is replaced by the plain data of `blocked_value` (laid out as `layout` says);
   // otherwise its readers, all rebuilt later in the walk, take `blocked_value` and the old node
   // leaves the graph with the last of them.
-  void restore(const Variable& plain, const Variable& blocked_value, const ValueLayout& layout,
+  void restore(const Variable& plain,
+               const Variable& blocked_value,
+               const ValueLayout& layout,
                const Provenance& provenance) {
     if (!has_plain_reader(plain)) {
       blocked_of_.emplace(plain.node(), blocked_value);
@@ -271,6 +275,16 @@ class Materialiser {
     restore(pool.output(0), blocked_pool->output(0), layout, pool.provenance());
   }
 
+  // A Join along the channel axis as the Join along axis 1 (the channel blocks) of the blocked
+  // inputs, all of them whole blocks.
+  void rebuild_join(const ApplyNode& join, const ValueLayout& layout) {
+    std::vector<Variable> inputs;
+    for (const Variable& input : join.inputs()) inputs.push_back(blocked(input, join.provenance()));
+    const auto moved =
+        ApplyNode::create(join.op(), std::move(inputs), join.attrs(), join.provenance());
+    restore(join.output(0), moved->output(0), layout, join.provenance());
+  }
+
   // The mean of `mean`'s input over its spatial axes, on the blocked value: (N, C/B, 1, 1, B).
   Variable blocked_spatial_mean(const ApplyNode& mean) {
     const std::vector<std::int64_t> spatial{2, 3};
@@ -293,7 +307,8 @@ class Materialiser {
 
   // The bias of a bias add in blocks: (C,) as (1, C/B, 1, 1, B), zero-padded to the stored
   // channels first when they are padded.
-  Variable blocked_channel_vector(const Variable& vector, const ValueLayout& layout,
+  Variable blocked_channel_vector(const Variable& vector,
+                                  const ValueLayout& layout,
                                   const Provenance& provenance) {
     Variable stored = vector;
     if (layout.padded()) {

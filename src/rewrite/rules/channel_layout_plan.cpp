@@ -14,7 +14,8 @@
 // channels fit the block exactly (groups 1; padding needs constant weights), and so do the
 // training step's ConvGradI, ConvGradW, batch norms and MaxPoolGrad when the values they read are
 // blocked, so that activations and their gradients stay blocked through the forward and backward
-// passes.
+// passes. An inference BatchNormInference on a blocked value runs blocked too, and so does a Join
+// along the channel axis of blocked values that are whole blocks (DenseNet's concatenations).
 #include "channel_layout_plan.h"
 
 #include <algorithm>
@@ -64,8 +65,11 @@ class LayoutAssigner {
         assign_conv_grad_inputs(*node);
       } else if (name == "ConvGradW") {
         assign_conv_grad_weights(*node);
-      } else if (name == "BatchNormTrain" || name == "BatchNormGrad") {
+      } else if (name == "BatchNormTrain" || name == "BatchNormGrad" ||
+                 name == "BatchNormInference") {
         assign_batch_norm(*node);
+      } else if (name == "Join") {
+        assign_channel_join(*node);
       } else if (name == "MaxPoolGrad") {
         assign_max_pool_grad(*node);
       } else if (name == "Shape_i" || name == "Shape") {
@@ -100,7 +104,8 @@ class LayoutAssigner {
   // How a groups-1 convolution that fits no block runs on padded channels, or nullopt when it
   // cannot: padded input channels must come from a blocked value with that padding
   // (ToChannelBlocks cannot pad), and a bias add needs a constant bias to pad.
-  [[nodiscard]] std::optional<ConvLayout> padded_conv(const ApplyNode& conv, std::int64_t channels,
+  [[nodiscard]] std::optional<ConvLayout> padded_conv(const ApplyNode& conv,
+                                                      std::int64_t channels,
                                                       std::int64_t out_channels) const {
     const std::optional<std::int64_t> out = padded_count(out_channels);
     // Input channels below the block run on plain input (OhwiBo).
@@ -224,8 +229,8 @@ class LayoutAssigner {
     plan_.training_ops.emplace(&node, std::move(blocked_inputs));
   }
 
-  // BatchNormTrain(x, ...) and BatchNormGrad(x, dy, ...) run blocked when x is: y and dx come out
-  // blocked, the per-channel outputs stay plain.
+  // BatchNormTrain(x, ...), BatchNormGrad(x, dy, ...) and BatchNormInference(x, ...) run blocked
+  // when x is: y and dx come out blocked, the per-channel outputs stay plain.
   void assign_batch_norm(const ApplyNode& node) {
     const Variable& x = node.input(0);
     if (!is_float32_image(x)) return;
@@ -236,6 +241,23 @@ class LayoutAssigner {
     const ValueLayout same = *layout;
     plan_.values.emplace(node.output(0).node(), same);
     plan_.training_ops.emplace(&node, grad ? std::vector<int>{0, 1} : std::vector<int>{0});
+  }
+
+  // A Join along the channel axis of blocked values without padding (each a whole number of
+  // blocks: DenseNet's concatenations of earlier features) is the Join along axis 1 of their
+  // (N, C/B, H, W, B) blocked forms, so it runs blocked and its output is blocked.
+  void assign_channel_join(const ApplyNode& node) {
+    if (node.attrs().get_int("axis") != 1 || !is_float32_image(node.output(0))) return;
+    std::int64_t channels = 0;
+    for (const Variable& input : node.inputs()) {
+      const std::int64_t count = input.type().dims[1];
+      if (!is_float32_image(input) || count == kUnknownDim ||
+          exact_blocked(input, count) == nullptr) {
+        return;
+      }
+      channels += count;
+    }
+    plan_.values.emplace(node.output(0).node(), ValueLayout{plan_.block, channels, channels});
   }
 
   // MaxPoolGrad(x, dy) runs blocked when x is: dx comes out blocked.

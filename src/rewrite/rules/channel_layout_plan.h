@@ -46,8 +46,9 @@ struct LayoutPlan {
   /// The Conv nodes that become BlockedConv.
   std::unordered_map<const ApplyNode*, ConvLayout> convs;
   /// The training-step ops that run blocked (ConvGradI, ConvGradW, BatchNormTrain, BatchNormGrad,
-  /// MaxPoolGrad become their Blocked forms; a Shape_i of a batch or spatial axis reads the blocked
-  /// value), each with the indices of the inputs it reads blocked.
+  /// MaxPoolGrad become their Blocked forms, and so does BatchNormInference; a Shape_i of a batch
+  /// or spatial axis reads the blocked value), each with the indices of the inputs it reads
+  /// blocked.
   std::unordered_map<const ApplyNode*, std::vector<int>> training_ops;
   /// Means over the spatial axes of blocked values that drop those axes (a global average pool
   /// flattened in one node), with the layout of the value each reads: each runs on the blocked

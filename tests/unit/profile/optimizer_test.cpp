@@ -54,6 +54,8 @@ TEST(OptimizerProfile, CompileRecordCarriesEveryRewrite) {
       {"transpose_through_dot22", 0, 0, 0, 0, 0},
       // No convolution: the kernel rule is never tried.
       {"crop_idle_kernel_taps", 0, 0, 0, 0, 0},
+      // No AveragePool: the pool rule is never tried.
+      {"pool_before_pointwise_conv", 0, 0, 0, 0, 0},
       {"use_channel_blocks", 1000, 3, 0, 0, 0},
       // No Pow and no Minimum: the rules are never tried.
       {"specialize_pow", 0, 0, 0, 0, 0},

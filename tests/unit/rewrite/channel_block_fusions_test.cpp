@@ -48,7 +48,8 @@ std::vector<const ApplyNode*> blocked_convs(const Function& f) {
 }
 
 // Blocks of 8, without the rewrites named in `excluded`.
-Function compile(const std::vector<Variable>& inputs, const std::vector<Variable>& outputs,
+Function compile(const std::vector<Variable>& inputs,
+                 const std::vector<Variable>& outputs,
                  std::vector<std::string> excluded = {}) {
   FunctionOptions options;
   options.channel_block = 8;
@@ -112,9 +113,10 @@ TEST(FuseConvBias, ReadsTheClientsIndex) {
   Variable x = tensor5(DType::Float32, "x");  // already blocked: (N, C/8, H, W, 8)
   const Variable w = conv_weights(16, 8, 1);
   const Variable plain_conv = conv2d(tensor4(DType::Float32, "like_x"), w, kSame);
-  const Variable packed = apply_op1(op_def("PackConvWeights"), {w},
-                                    {{"block", 8}, {"groups", 1}, {"layout", std::string("OIhw8i8o")}},
-                                    std::source_location::current());
+  const Variable packed =
+      apply_op1(op_def("PackConvWeights"), {w},
+                {{"block", 8}, {"groups", 1}, {"layout", std::string("OIhw8i8o")}},
+                std::source_location::current());
   const Variable y = apply_op1(op_def("BlockedConv"), {x, packed},
                                blocked_conv_attrs(plain_conv.owner()->attrs(), "OIhw8i8o", 8, 16),
                                std::source_location::current());
@@ -242,8 +244,8 @@ TEST(FuseConvClamp, LeavesNearMisses) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   std::ranges::sort(bounds);
   // Only reversed's minimum joined its convolution.
-  EXPECT_EQ(bounds, (std::vector<std::pair<double, double>>{
-                        {-kInf, 0.5}, {-kInf, kInf}, {-kInf, kInf}}));
+  EXPECT_EQ(bounds,
+            (std::vector<std::pair<double, double>>{{-kInf, 0.5}, {-kInf, kInf}, {-kInf, kInf}}));
   EXPECT_EQ(op_counts(fused).at("Maximum"), 3);
   const std::vector<Tensor> expected = plain({random_tensor(DType::Float32, {1, 8, 4, 4}, 9)});
   const std::vector<Tensor> actual = fused({random_tensor(DType::Float32, {1, 8, 4, 4}, 9)});
@@ -277,16 +279,31 @@ TEST(ChannelBlockFusions, RunOnlyAfterUseChannelBlocks) {
     }
     return names;
   };
-  EXPECT_EQ(
-      rows({}),
-      (std::vector<std::string>{
-          "merge_duplicate_nodes:0", "hoist_loop_invariants:0", "merge_sibling_loops:0",
-          "push_out_sequence_work:0", "keep_last_steps_only:0", "push_out_accumulated_products:0",
-          "dot_to_dot22:0", "gemm_from_dot22_add:0", "gemm_through_row_split:0",
-          "transpose_through_dot22:0", "fuse_gemm_gelu:0", "crop_idle_kernel_taps:0",
-          "use_channel_blocks:3", "fuse_conv_bias:1", "fuse_conv_residual:0", "fuse_conv_clamp:1",
-          "specialize_pow:0", "fuse_clamps:0", "fuse_layer_norms:0", "fuse_elementwise:0",
-          "fold_constant_layouts:1", "use_inplace:0"}));
+  EXPECT_EQ(rows({}), (std::vector<std::string>{"merge_duplicate_nodes:0",
+                                                "hoist_loop_invariants:0",
+                                                "merge_sibling_loops:0",
+                                                "push_out_sequence_work:0",
+                                                "keep_last_steps_only:0",
+                                                "push_out_accumulated_products:0",
+                                                "dot_to_dot22:0",
+                                                "gemm_from_dot22_add:0",
+                                                "gemm_through_row_split:0",
+                                                "transpose_through_dot22:0",
+                                                "fuse_gemm_gelu:0",
+                                                "crop_idle_kernel_taps:0",
+                                                "pool_before_pointwise_conv:0",
+                                                "use_channel_blocks:3",
+                                                "fuse_conv_bias:1",
+                                                "fuse_conv_residual:0",
+                                                "fuse_conv_clamp:1",
+                                                "fuse_batch_norm_relu:0",
+                                                "fuse_join_batch_norm:0",
+                                                "specialize_pow:0",
+                                                "fuse_clamps:0",
+                                                "fuse_layer_norms:0",
+                                                "fuse_elementwise:0",
+                                                "fold_constant_layouts:1",
+                                                "use_inplace:0"}));
   // Excluding the layout change leaves nothing to fuse: the stage does not run, and the plain
   // convolution's bias add and relu become one Composite instead.
   EXPECT_EQ(
@@ -296,9 +313,9 @@ TEST(ChannelBlockFusions, RunOnlyAfterUseChannelBlocks) {
           "push_out_sequence_work:0", "keep_last_steps_only:0", "push_out_accumulated_products:0",
           "dot_to_dot22:0", "gemm_from_dot22_add:0", "gemm_through_row_split:0",
           "transpose_through_dot22:0", "fuse_gemm_gelu:0", "crop_idle_kernel_taps:0",
-          "specialize_pow:0", "fuse_clamps:0", "fuse_layer_norms:0", "fuse_elementwise:1",
-          "fold_constant_layouts:0", "use_inplace:1"}));
-  EXPECT_EQ(rows({"fuse_channel_block_ops"}).size(), 19u);
+          "pool_before_pointwise_conv:0", "specialize_pow:0", "fuse_clamps:0", "fuse_layer_norms:0",
+          "fuse_elementwise:1", "fold_constant_layouts:0", "use_inplace:1"}));
+  EXPECT_EQ(rows({"fuse_channel_block_ops"}).size(), 20u);
 }
 
 }  // namespace
