@@ -52,6 +52,8 @@ TEST(OptimizerProfile, CompileRecordCarriesEveryRewrite) {
       {"gemm_through_row_split", 1000, 1, 0, 0, 0},
       // No DimShuffle: the transpose rule is never tried.
       {"transpose_through_dot22", 0, 0, 0, 0, 0},
+      // No Mul: the GELU rule is never tried.
+      {"fuse_gemm_gelu", 0, 0, 0, 0, 0},
       // No convolution: the kernel rule is never tried.
       {"crop_idle_kernel_taps", 0, 0, 0, 0, 0},
       // No AveragePool: the pool rule is never tried.
