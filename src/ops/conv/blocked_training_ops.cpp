@@ -26,6 +26,7 @@
 #include <memory>
 #include <vector>
 
+#include "../wide_clones.h"
 #include "batch_norm_dnnl.h"
 #include "channel_blocks.h"
 #include "conv_dnnl.h"
@@ -388,15 +389,6 @@ template <std::int64_t B, bool Relu>
     }
   }
 }
-
-// The build targets any x86-64; g++ also compiles the rows for AVX2 and AVX-512 and picks the
-// widest the CPU has once, when the library loads (as LayerNorm's rows do, and not under
-// ThreadSanitizer for the same reason).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
-#define TSCOPE_WIDE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define TSCOPE_WIDE_CLONES
-#endif
 
 TSCOPE_WIDE_CLONES void affine_rows_any(
     const AffineRows& a, std::int64_t block, bool relu, std::int64_t first, std::int64_t last) {

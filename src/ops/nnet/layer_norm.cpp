@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../broadcast_grad.h"
+#include "../wide_clones.h"
 #include "nnet_common.h"
 #include "tscope/graph/apply.h"
 #include "tscope/graph/op_registry.h"
@@ -232,16 +233,6 @@ template <class T>
     }
   }
 }
-
-// The build targets any x86-64, whose vectors hold four floats; g++ also compiles the rows' loops
-// for AVX2 and AVX-512 and picks the widest the CPU has once, when the library loads. Not under
-// ThreadSanitizer: the clones' resolver runs while the program is relocated, before the
-// sanitizer's runtime is up, and its instrumented entry crashes the program at start.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
-#define TSCOPE_WIDE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define TSCOPE_WIDE_CLONES
-#endif
 
 TSCOPE_WIDE_CLONES void rows_of_float(const RowArgs<float>& a,
                                       std::int64_t first,
