@@ -42,29 +42,41 @@ struct ChunkRange {
 /// calling thread once every running part has returned.
 void run_parts(int parts, void (*body)(void* data, int index), void* data);
 
-/// Runs body(begin, end) on every chunk of [0, count), in parallel when the loop is long enough.
-/// Chunks are disjoint, so a body that writes only its own range of the output is race-free.
+/// How many parts a loop over `elements` elements gets now: chunk_count with parallel_threads().
+/// Short loops (most nodes) return 1 before asking the runtime for its thread count.
+[[nodiscard]] inline int parts_for(std::int64_t elements) {
+  return elements < 2 * kMinElementsPerChunk ? 1 : chunk_count(elements, parallel_threads());
+}
+
+/// Runs body(begin, end) on the non-empty ranges chunk_range(units, parts, i) of [0, units), on
+/// the worker threads when `parts` is above 1: the units (elements, rows, groups of elements)
+/// split into parts that the caller sized by the work they hold.
 template <class Body>
-void for_each_chunk(std::int64_t count, const Body& body) {
-  // Short loops (most nodes) return before asking the runtime for its thread count.
-  const int parts = count < 2 * kMinElementsPerChunk ? 1 : chunk_count(count, parallel_threads());
+void for_each_part(std::int64_t units, int parts, const Body& body) {
   if (parts <= 1) {
-    body(std::int64_t{0}, count);
+    body(std::int64_t{0}, units);
     return;
   }
   struct Job {
     const Body* body;
-    std::int64_t count;
+    std::int64_t units;
     int parts;
-  } job{&body, count, parts};
+  } job{&body, units, parts};
   run_parts(
       parts,
       [](void* data, int index) {
         const Job& j = *static_cast<const Job*>(data);
-        const ChunkRange range = chunk_range(j.count, j.parts, index);
-        (*j.body)(range.begin, range.end);
+        const ChunkRange range = chunk_range(j.units, j.parts, index);
+        if (range.begin < range.end) (*j.body)(range.begin, range.end);
       },
       &job);
+}
+
+/// Runs body(begin, end) on every chunk of [0, count), in parallel when the loop is long enough.
+/// Chunks are disjoint, so a body that writes only its own range of the output is race-free.
+template <class Body>
+void for_each_chunk(std::int64_t count, const Body& body) {
+  for_each_part(count, parts_for(count), body);
 }
 
 }  // namespace tscope::threads

@@ -462,28 +462,10 @@ void run_groups(const Job<C>& job, std::int64_t begin, std::int64_t end) {
 template <class C>
 void run_plan(const Job<C>& job, std::int64_t element_count) {
   const std::int64_t groups = job.plan->groups();
-  int parts = 1;
-  if (element_count >= 2 * threads::kMinElementsPerChunk) {
-    parts = static_cast<int>(std::min<std::int64_t>(
-        threads::chunk_count(element_count, threads::parallel_threads()), groups));
-  }
-  if (parts <= 1) {
-    run_groups(job, 0, groups);
-    return;
-  }
-  struct Parts {
-    const Job<C>* job;
-    std::int64_t groups;
-    int parts;
-  } data{&job, groups, parts};
-  threads::run_parts(
-      parts,
-      [](void* raw, int index) {
-        const Parts& p = *static_cast<const Parts*>(raw);
-        const threads::ChunkRange range = threads::chunk_range(p.groups, p.parts, index);
-        run_groups(*p.job, range.begin, range.end);
-      },
-      &data);
+  const int parts =
+      static_cast<int>(std::min<std::int64_t>(threads::parts_for(element_count), groups));
+  threads::for_each_part(
+      groups, parts, [&](std::int64_t first, std::int64_t last) { run_groups(job, first, last); });
 }
 
 CompositeState& state_of(KernelContext& ctx) {

@@ -122,27 +122,8 @@ void run_scalar_operand_loop(const Fn& fn,
 /// threads write the same cache line of a contiguous output.
 template <class Body>
 void for_each_row_part(std::int64_t rows, std::int64_t inner, const Body& body) {
-  const std::int64_t count = rows * inner;
-  const int parts = count < 2 * threads::kMinElementsPerChunk
-                        ? 1
-                        : threads::chunk_count(count, threads::parallel_threads());
-  if (parts <= 1 || rows < 2 * threads::kChunkAlignment) {
-    body(std::int64_t{0}, rows);
-    return;
-  }
-  struct Job {
-    const Body* body;
-    std::int64_t rows;
-    int parts;
-  } job{&body, rows, parts};
-  threads::run_parts(
-      parts,
-      [](void* data, int index) {
-        const Job& j = *static_cast<const Job*>(data);
-        const threads::ChunkRange range = threads::chunk_range(j.rows, j.parts, index);
-        if (range.begin < range.end) (*j.body)(range.begin, range.end);
-      },
-      &job);
+  const int parts = rows < 2 * threads::kChunkAlignment ? 1 : threads::parts_for(rows * inner);
+  threads::for_each_part(rows, parts, body);
 }
 
 template <class O, class C, std::size_t K, class Fn>

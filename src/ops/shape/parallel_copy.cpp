@@ -46,9 +46,7 @@ void copy_part(void* data, int index) {
 Tensor parallel_contiguous(const Tensor& x) {
   if (x.is_contiguous()) return x;
   const std::int64_t count = x.numel();
-  const int parts = count < 2 * threads::kMinElementsPerChunk
-                        ? 1
-                        : threads::chunk_count(count, threads::parallel_threads());
+  const int parts = threads::parts_for(count);
   const int rank = x.rank();
   // The fewest leading axes that give every part several blocks.
   int lead = 0;

@@ -23,9 +23,11 @@ using threads::chunk_count;
 using threads::chunk_range;
 using threads::ChunkRange;
 using threads::for_each_chunk;
+using threads::for_each_part;
 using threads::kChunkAlignment;
 using threads::kMinElementsPerChunk;
 using threads::parallel_threads;
+using threads::parts_for;
 
 TEST(ParallelFor, ChunksTileTheRangeOnAlignedBoundaries) {
   for (std::int64_t count : {std::int64_t{1}, std::int64_t{15}, std::int64_t{16},
@@ -88,6 +90,32 @@ TEST(ParallelFor, LongLoopsRunOnSeveralThreadsShortOnesOnTheCaller) {
   ASSERT_EQ(ranges.size(), 1U);
   EXPECT_EQ(ranges[0], std::make_pair(std::int64_t{0}, kMinElementsPerChunk));
   EXPECT_EQ(*threads.begin(), std::this_thread::get_id());
+}
+
+// parts_for decides as chunk_count does for the current thread count, and for_each_part covers
+// its units once in order, skipping the empty ranges that few units in many parts leave (three
+// rows in two parts: alignment gives all three to the first).
+TEST(ParallelFor, PartsCoverTheUnitsOnceAndSkipEmptyRanges) {
+  const threads::ScopedThreadCount two_threads(2);
+  EXPECT_EQ(parts_for(2 * kMinElementsPerChunk - 1), 1);
+  EXPECT_EQ(parts_for(4 * kMinElementsPerChunk), 2);
+  std::mutex mutex;
+  std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+  const auto record = [&](std::int64_t begin, std::int64_t end) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    ranges.emplace_back(begin, end);
+  };
+  for_each_part(3, 2, record);
+  ASSERT_EQ(ranges.size(), 1U);
+  EXPECT_EQ(ranges[0], std::make_pair(std::int64_t{0}, std::int64_t{3}));
+
+  ranges.clear();
+  for_each_part(100, 2, record);
+  std::sort(ranges.begin(), ranges.end());
+  ASSERT_EQ(ranges.size(), 2U);
+  EXPECT_EQ(ranges[0].first, 0);
+  EXPECT_EQ(ranges[0].second, ranges[1].first);
+  EXPECT_EQ(ranges[1].second, 100);
 }
 
 // Work too small for a team (small matrix products) runs inside a SerialScope: parallel work the
