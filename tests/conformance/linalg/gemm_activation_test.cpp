@@ -67,5 +67,22 @@ TEST(GemmActivation, PrintsTheActivation) {
   EXPECT_EQ(gemm_gelu(z, x, y, 1.0, 1.0).owner()->op_string(), "Gemm{no_inplace,gelu_erf}");
 }
 
+// An activation other than gelu_erf is refused when the node is built, naming it, so that no
+// kernel path can apply a GELU the attribute did not ask for.
+TEST(GemmActivation, UnknownActivationIsRefusedAtBuild) {
+  Variable z = vector(DType::Float32, "z");
+  Variable x = matrix(DType::Float32, "x");
+  Variable y = matrix(DType::Float32, "y");
+  try {
+    (void)apply_op1(op_def("Gemm"), {z, x, y},
+                    Attrs{{"alpha", 1.0}, {"beta", 1.0}, {"activation", std::string("relu")}},
+                    std::source_location::current());
+    FAIL() << "a Gemm with activation 'relu' was built";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("unknown activation 'relu'"), std::string::npos)
+        << error.what();
+  }
+}
+
 }  // namespace
 }  // namespace tscope
