@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tscope/core/allocator.h"
 
+#include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <new>
+#include <system_error>
 
+#include "block_cache.h"
 #include "tscope/core/error.h"
 
 namespace tscope {
@@ -16,6 +21,7 @@ namespace {
 // splits chunks, which made a small tensor's allocation and release several times slower; plain
 // malloc of small sizes is served from that cache. malloc returns 16-byte aligned memory, so the
 // gap below the aligned pointer is at least 16 bytes: room for the stored pointer.
+// A large block also stores its capacity there, below the pointer.
 static_assert(kTensorAlignment >= 2 * sizeof(void*));
 
 void* aligned_block(std::size_t bytes) {
@@ -29,6 +35,52 @@ void* aligned_block(std::size_t bytes) {
 
 void free_aligned_block(void* pointer) { std::free(static_cast<void**>(pointer)[-1]); }
 
+// At most this many bytes of released large blocks are kept for reuse (block_cache.h), unless
+// TSCOPE_BLOCK_CACHE_MB says otherwise (0 turns the cache off).
+constexpr std::size_t kDefaultBlockCacheMiB = 256;
+constexpr const char* kBlockCacheVariable = "TSCOPE_BLOCK_CACHE_MB";
+
+std::size_t block_cache_budget_bytes() {
+  const char* text = std::getenv(kBlockCacheVariable);  // NOLINT(concurrency-mt-unsafe): read once
+  if (text == nullptr) return kDefaultBlockCacheMiB << 20;
+  std::size_t mib = 0;
+  const char* end = text + std::strlen(text);
+  const auto [stop, error] = std::from_chars(text, end, mib);
+  if (error != std::errc() || stop != end || mib > (std::size_t{1} << 20)) {
+    // The allocator cannot throw here (the first tensor may be a static's); say so once.
+    std::fprintf(stderr, "tscope: %s=\"%s\" is not a size in MiB (0 to 1048576); using %zu\n",
+                 kBlockCacheVariable, text, kDefaultBlockCacheMiB);
+    return kDefaultBlockCacheMiB << 20;
+  }
+  return mib << 20;
+}
+// Large blocks are sized in whole pages, so requests a few bytes apart share kept blocks.
+constexpr std::size_t kLargeBlockGranule = 4096;
+
+// Shared by every TrackingAllocator (their counters stay their own); leaked like
+// default_allocator(), as tensors may be released during static destruction.
+detail::BlockCache& block_cache() {
+  static detail::BlockCache& cache =
+      *new detail::BlockCache(block_cache_budget_bytes(), free_aligned_block);
+  return cache;
+}
+
+std::size_t& stored_capacity(void* pointer) { return static_cast<std::size_t*>(pointer)[-2]; }
+
+bool is_large(std::size_t rounded) { return rounded >= detail::BlockCache::kMinBlockBytes; }
+
+// A large block from the cache or, failing that, a fresh one of whole granules.
+void* large_block(std::size_t rounded) {
+  if (const detail::BlockCache::Found found = block_cache().take(rounded); found.block != nullptr) {
+    return found.block;
+  }
+  const std::size_t capacity =
+      (rounded + kLargeBlockGranule - 1) / kLargeBlockGranule * kLargeBlockGranule;
+  void* pointer = aligned_block(capacity);
+  if (pointer != nullptr) stored_capacity(pointer) = capacity;
+  return pointer;
+}
+
 }  // namespace
 
 void* TrackingAllocator::allocate(std::size_t bytes) {
@@ -40,7 +92,8 @@ void* TrackingAllocator::allocate(std::size_t bytes) {
                 live_bytes_.load());
   }
   const std::size_t rounded = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
-  void* pointer = aligned_block(rounded == 0 ? kTensorAlignment : rounded);
+  void* pointer = is_large(rounded) ? large_block(rounded)
+                                    : aligned_block(rounded == 0 ? kTensorAlignment : rounded);
   if (pointer == nullptr) {
     throw_error(ErrorKind::OutOfMemory, "out of memory allocating {} bytes (live {} bytes)", bytes,
                 live_bytes_.load());
@@ -57,16 +110,36 @@ void* TrackingAllocator::allocate(std::size_t bytes) {
 
 void TrackingAllocator::deallocate(void* pointer, std::size_t bytes) noexcept {
   if (pointer == nullptr) return;
-  free_aligned_block(pointer);
+  release_scratch(pointer, bytes);
   live_bytes_.fetch_sub(static_cast<std::int64_t>(bytes), std::memory_order_relaxed);
 }
 
 AllocatorStats TrackingAllocator::stats() const noexcept {
   return {live_bytes_.load(), peak_bytes_.load(), allocation_count_.load(),
-          allocated_bytes_total_.load()};
+          allocated_bytes_total_.load(), static_cast<std::int64_t>(block_cache().cached_bytes())};
 }
 
 void TrackingAllocator::reset_peak() noexcept { peak_bytes_.store(live_bytes_.load()); }
+
+void release_cached_blocks() noexcept { block_cache().release_all(); }
+
+void* allocate_scratch(std::size_t bytes) {
+  const std::size_t rounded = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+  void* pointer = is_large(rounded) ? large_block(rounded)
+                                    : aligned_block(rounded == 0 ? kTensorAlignment : rounded);
+  if (pointer == nullptr) throw std::bad_alloc();
+  return pointer;
+}
+
+void release_scratch(void* pointer, std::size_t bytes) noexcept {
+  if (pointer == nullptr) return;
+  const std::size_t rounded = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+  if (is_large(rounded)) {
+    block_cache().keep(pointer, stored_capacity(pointer));
+  } else {
+    free_aligned_block(pointer);
+  }
+}
 
 TrackingAllocator& default_allocator() noexcept {
   // Leaked: tensors held by static objects are released during static destruction, in any order.

@@ -15,6 +15,7 @@
 #include <array>
 #include <vector>
 
+#include "../linalg/blas_util.h"
 #include "recurrent_common.h"
 #include "recurrent_dnnl.h"
 #include "recurrent_kernel.h"
@@ -32,11 +33,11 @@ struct GruCell {
 
   /// (rows, 3 * hidden) = x W^T + Wb.
   template <class T, class Math>
-  static std::vector<T> input_projection(const ForwardArgs<T>& a) {
+  static detail::ScratchVector<T> input_projection(const ForwardArgs<T>& a) {
     const auto& n = a.n;
     const std::int64_t gated = 3 * n.hidden;
     const std::int64_t rows = n.steps * n.batch;
-    std::vector<T> gates(static_cast<std::size_t>(rows * gated));
+    detail::ScratchVector<T> gates(static_cast<std::size_t>(rows * gated));
     Math::gemm(false, true, rows, gated, n.input, T(1), a.x, n.input, a.w, n.input, T(0),
                gates.data(), gated);
     if (a.bias != nullptr) detail::add_to_rows(gates.data(), rows, gated, gated, a.bias);
@@ -86,11 +87,11 @@ struct GruCell {
     const std::int64_t gated = 3 * n.hidden;
     const std::int64_t slab = n.batch * n.hidden;
     const bool linear = a.linear_before_reset;
-    std::vector<T> gates = input_projection<T, Math>(a);
-    std::vector<T> h(static_cast<std::size_t>(slab), T(0));
+    detail::ScratchVector<T> gates = input_projection<T, Math>(a);
+    detail::ScratchVector<T> h(static_cast<std::size_t>(slab), T(0));
     if (a.initial_h != nullptr) std::copy(a.initial_h, a.initial_h + slab, h.begin());
-    std::vector<T> recurrent(static_cast<std::size_t>(n.batch * gated));
-    std::vector<T> reset_h(static_cast<std::size_t>(slab));
+    detail::ScratchVector<T> recurrent(static_cast<std::size_t>(n.batch * gated));
+    detail::ScratchVector<T> reset_h(static_cast<std::size_t>(slab));
     for (std::int64_t s = 0; s < n.steps; ++s) {
       const std::int64_t t = a.reverse ? n.steps - 1 - s : s;
       T* g = gates.data() + t * n.batch * gated;
@@ -119,18 +120,18 @@ struct GruCell {
     const std::int64_t slab = n.batch * hidden;
     const std::int64_t rows = n.steps * n.batch;
     const bool linear = f.linear_before_reset;
-    const std::vector<T> previous = detail::previous_states(f, a.y);
-    std::vector<T> gates = input_projection<T, Math>(f);
-    std::vector<T> recurrent(static_cast<std::size_t>(rows * gated));
-    std::vector<T> reset_h(static_cast<std::size_t>(linear ? 0 : rows * hidden));
+    const detail::ScratchVector<T> previous = detail::previous_states(f, a.y);
+    detail::ScratchVector<T> gates = input_projection<T, Math>(f);
+    detail::ScratchVector<T> recurrent(static_cast<std::size_t>(rows * gated));
+    detail::ScratchVector<T> reset_h(static_cast<std::size_t>(linear ? 0 : rows * hidden));
     gates_for_rows<T, Math>(f, linear, rows, previous.data(), gates.data(), recurrent.data(),
                             reset_h.data());
     // Pre-activation gradients: of the input side (dx, dw, Wb) and, with linear_before_reset, of
     // the recurrent side (dr, Rb), which differs in the h gate by the factor r.
-    std::vector<T> d_input(static_cast<std::size_t>(rows * gated));
-    std::vector<T> d_recurrent(static_cast<std::size_t>(linear ? rows * gated : 0));
-    std::vector<T> dh(static_cast<std::size_t>(slab), T(0));
-    std::vector<T> d_reset_h(static_cast<std::size_t>(slab));
+    detail::ScratchVector<T> d_input(static_cast<std::size_t>(rows * gated));
+    detail::ScratchVector<T> d_recurrent(static_cast<std::size_t>(linear ? rows * gated : 0));
+    detail::ScratchVector<T> dh(static_cast<std::size_t>(slab), T(0));
+    detail::ScratchVector<T> d_reset_h(static_cast<std::size_t>(slab));
     if (a.d_last_h != nullptr) std::copy(a.d_last_h, a.d_last_h + slab, dh.begin());
     for (std::int64_t s = n.steps - 1; s >= 0; --s) {
       const std::int64_t t = f.reverse ? n.steps - 1 - s : s;
@@ -283,7 +284,7 @@ void register_gru(OpRegistry& registry) {
                 .num_outputs = 2,
                 .infer = infer_gru,
                 .reference = {"ref", detail::compute_recurrent_reference<GruCell>},
-                .fast = {"blas", compute_gru_fast, nullptr, detail::dnnl_fast_label<CellKind::Gru>},
+                .fast = {"blas", compute_gru_fast, nullptr, detail::gemm_library_label},
                 .pullback = pullback_gru,
                 .cost = gru_cost,
                 .print = [](const OpDef&, const Attrs& attrs) {
@@ -296,7 +297,8 @@ void register_gru(OpRegistry& registry) {
                 .num_outputs = -1,
                 .infer = infer_gru_grad,
                 .reference = {"ref", detail::compute_recurrent_grad_reference<GruCell>},
-                .fast = {"blas", detail::compute_recurrent_grad_fast<GruCell>},
+                .fast = {"blas", detail::compute_recurrent_grad_fast<GruCell>, nullptr,
+                         detail::gemm_library_label},
                 .cost = gru_grad_cost,
                 .print = [](const OpDef&, const Attrs& attrs) {
                   return detail::recurrent_printed_name(CellKind::Gru, true, attrs);

@@ -10,6 +10,7 @@
 #include <array>
 #include <vector>
 
+#include "../linalg/blas_util.h"
 #include "recurrent_common.h"
 #include "recurrent_dnnl.h"
 #include "recurrent_kernel.h"
@@ -53,15 +54,15 @@ struct LstmCell {
 
   /// gates (rows, 4 * hidden) = x W^T + (Wb + Rb).
   template <class T, class Math>
-  static std::vector<T> input_projection(const ForwardArgs<T>& a) {
+  static detail::ScratchVector<T> input_projection(const ForwardArgs<T>& a) {
     const auto& n = a.n;
     const std::int64_t gated = 4 * n.hidden;
     const std::int64_t rows = n.steps * n.batch;
-    std::vector<T> gates(static_cast<std::size_t>(rows * gated));
+    detail::ScratchVector<T> gates(static_cast<std::size_t>(rows * gated));
     Math::gemm(false, true, rows, gated, n.input, T(1), a.x, n.input, a.w, n.input, T(0),
                gates.data(), gated);
     if (a.bias != nullptr) {
-      std::vector<T> bias(static_cast<std::size_t>(gated));
+      detail::ScratchVector<T> bias(static_cast<std::size_t>(gated));
       for (std::int64_t j = 0; j < gated; ++j) bias[j] = a.bias[j] + a.bias[gated + j];
       detail::add_to_rows(gates.data(), rows, gated, gated, bias.data());
     }
@@ -73,12 +74,12 @@ struct LstmCell {
     const auto& n = a.n;
     const std::int64_t gated = 4 * n.hidden;
     const std::int64_t slab = n.batch * n.hidden;
-    std::vector<T> gates = input_projection<T, Math>(a);
-    std::vector<T> c(static_cast<std::size_t>(slab), T(0));
+    detail::ScratchVector<T> gates = input_projection<T, Math>(a);
+    detail::ScratchVector<T> c(static_cast<std::size_t>(slab), T(0));
     if (a.initial_c != nullptr) std::copy(a.initial_c, a.initial_c + slab, c.begin());
-    std::vector<T> h(static_cast<std::size_t>(slab), T(0));
+    detail::ScratchVector<T> h(static_cast<std::size_t>(slab), T(0));
     if (a.initial_h != nullptr) std::copy(a.initial_h, a.initial_h + slab, h.begin());
-    std::vector<T> tanh_c(static_cast<std::size_t>(n.hidden));
+    detail::ScratchVector<T> tanh_c(static_cast<std::size_t>(n.hidden));
     for (std::int64_t s = 0; s < n.steps; ++s) {
       const std::int64_t t = a.reverse ? n.steps - 1 - s : s;
       T* g = gates.data() + t * n.batch * gated;
@@ -113,15 +114,15 @@ struct LstmCell {
     const std::int64_t gated = 4 * hidden;
     const std::int64_t slab = n.batch * hidden;
     const std::int64_t rows = n.steps * n.batch;
-    const std::vector<T> previous = detail::previous_states(f, a.y);
+    const detail::ScratchVector<T> previous = detail::previous_states(f, a.y);
     // Recompute every gate: the recurrence product over the whole sequence at once, as h_{t-1}
     // is known from y; then c step by step (elementwise only).
-    std::vector<T> gates = input_projection<T, Math>(f);
+    detail::ScratchVector<T> gates = input_projection<T, Math>(f);
     Math::gemm(false, true, rows, gated, hidden, T(1), previous.data(), hidden, f.r, hidden, T(1),
                gates.data(), gated);
-    std::vector<T> initial_c(static_cast<std::size_t>(slab), T(0));
+    detail::ScratchVector<T> initial_c(static_cast<std::size_t>(slab), T(0));
     if (f.initial_c != nullptr) std::copy(f.initial_c, f.initial_c + slab, initial_c.begin());
-    std::vector<T> cells(static_cast<std::size_t>(rows * hidden));
+    detail::ScratchVector<T> cells(static_cast<std::size_t>(rows * hidden));
     auto c_before = [&](std::int64_t s, std::int64_t t) -> const T* {
       if (s == 0) return initial_c.data();
       return cells.data() + (f.reverse ? t + 1 : t - 1) * slab;
@@ -140,12 +141,12 @@ struct LstmCell {
       }
     }
     // Backpropagation through time; d_gates holds the pre-activation gradients.
-    std::vector<T> d_gates(static_cast<std::size_t>(rows * gated));
-    std::vector<T> dh(static_cast<std::size_t>(slab), T(0));
-    std::vector<T> dc(static_cast<std::size_t>(slab), T(0));
+    detail::ScratchVector<T> d_gates(static_cast<std::size_t>(rows * gated));
+    detail::ScratchVector<T> dh(static_cast<std::size_t>(slab), T(0));
+    detail::ScratchVector<T> dc(static_cast<std::size_t>(slab), T(0));
     if (a.d_last_h != nullptr) std::copy(a.d_last_h, a.d_last_h + slab, dh.begin());
     if (a.d_last_c != nullptr) std::copy(a.d_last_c, a.d_last_c + slab, dc.begin());
-    std::vector<T> tanh_c(static_cast<std::size_t>(hidden));
+    detail::ScratchVector<T> tanh_c(static_cast<std::size_t>(hidden));
     const T* p = f.peepholes;
     T* dp = a.d_peepholes;
     for (std::int64_t s = n.steps - 1; s >= 0; --s) {
@@ -253,20 +254,19 @@ void compute_lstm_fast(KernelContext& ctx) {
 }  // namespace
 
 void register_lstm(OpRegistry& registry) {
-  registry.add(
-      {.name = "Lstm",
-       .family = "Lstm",
-       .summary = "one LSTM direction over a sequence (ONNX gates i,o,f,c; peepholes)",
-       .num_inputs = -1,
-       .num_outputs = 3,
-       .infer = infer_lstm,
-       .reference = {"ref", detail::compute_recurrent_reference<LstmCell>},
-       .fast = {"blas", compute_lstm_fast, nullptr, detail::dnnl_fast_label<CellKind::Lstm>},
-       .pullback = pullback_lstm,
-       .cost = lstm_cost,
-       .print = [](const OpDef&, const Attrs& attrs) {
-         return detail::recurrent_printed_name(CellKind::Lstm, false, attrs);
-       }});
+  registry.add({.name = "Lstm",
+                .family = "Lstm",
+                .summary = "one LSTM direction over a sequence (ONNX gates i,o,f,c; peepholes)",
+                .num_inputs = -1,
+                .num_outputs = 3,
+                .infer = infer_lstm,
+                .reference = {"ref", detail::compute_recurrent_reference<LstmCell>},
+                .fast = {"blas", compute_lstm_fast, nullptr, detail::gemm_library_label},
+                .pullback = pullback_lstm,
+                .cost = lstm_cost,
+                .print = [](const OpDef&, const Attrs& attrs) {
+                  return detail::recurrent_printed_name(CellKind::Lstm, false, attrs);
+                }});
   registry.add({.name = "LstmGrad",
                 .family = "LstmGrad",
                 .summary = "backpropagation through time of Lstm: gradients of all its inputs",
@@ -274,7 +274,8 @@ void register_lstm(OpRegistry& registry) {
                 .num_outputs = -1,
                 .infer = infer_lstm_grad,
                 .reference = {"ref", detail::compute_recurrent_grad_reference<LstmCell>},
-                .fast = {"blas", detail::compute_recurrent_grad_fast<LstmCell>},
+                .fast = {"blas", detail::compute_recurrent_grad_fast<LstmCell>, nullptr,
+                         detail::gemm_library_label},
                 .cost = lstm_grad_cost,
                 .print = [](const OpDef&, const Attrs& attrs) {
                   return detail::recurrent_printed_name(CellKind::Lstm, true, attrs);

@@ -15,10 +15,16 @@
 #include <string>
 #include <vector>
 
+#include "tscope/core/allocator.h"
 #include "tscope/core/tensor.h"
 #include "tscope/graph/op_def.h"
 
 namespace tscope::ops::detail {
+
+/// A kernel's temporary array. Its large blocks are kept between calls (allocate_scratch), so a
+/// sequence's gate buffers do not fault in fresh pages at every call.
+template <class T>
+using ScratchVector = std::vector<T, ScratchAllocator<T>>;
 
 enum class CellKind { Rnn, Gru, Lstm };
 
@@ -124,10 +130,10 @@ bool is_active(const ForwardArgs<T>& a, std::int64_t t, std::int64_t b) {
 /// processed of its row, else y at the previous processed step. (steps * batch * hidden) Rows
 /// are right where the step is active (is_active), which is all the kernels read.
 template <class T>
-std::vector<T> previous_states(const ForwardArgs<T>& a, const T* y) {
+ScratchVector<T> previous_states(const ForwardArgs<T>& a, const T* y) {
   const std::int64_t hidden = a.n.hidden;
   const std::int64_t slab = a.n.batch * hidden;
-  std::vector<T> previous(static_cast<std::size_t>(a.n.steps * slab), T(0));
+  ScratchVector<T> previous(static_cast<std::size_t>(a.n.steps * slab), T(0));
   for (std::int64_t t = 0; t < a.n.steps; ++t) {
     for (std::int64_t b = 0; b < a.n.batch; ++b) {
       const std::int64_t before = a.reverse ? t + 1 : t - 1;

@@ -52,11 +52,4 @@ struct DnnlCell {
 /// Whether run_recurrent_dnnl runs a node of `cell` with this input dtype and these attrs.
 [[nodiscard]] bool runs_on_dnnl(CellKind cell, DType dtype, const Attrs& attrs);
 
-/// The fast kernel's library for a node of `kCell`, as the profile shows it: "dnnl" where
-/// run_recurrent_dnnl runs it, "blas" for the loops that run the rest.
-template <CellKind kCell>
-std::string_view dnnl_fast_label(std::span<const Variable> inputs, const Attrs& attrs) {
-  return runs_on_dnnl(kCell, inputs[0].dtype(), attrs) ? "dnnl" : "blas";
-}
-
 }  // namespace tscope::ops::detail

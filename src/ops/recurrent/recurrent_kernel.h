@@ -75,7 +75,7 @@ class RecurrentOperands {
   const KernelContext& ctx_;
   std::vector<Tensor> kept_;
   std::vector<std::pair<int, Tensor>> pending_;
-  std::vector<std::vector<T>> scratch_;
+  std::vector<ScratchVector<T>> scratch_;
   std::vector<std::int64_t> lengths_;
 };
 

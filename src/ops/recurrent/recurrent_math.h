@@ -4,8 +4,9 @@
 // row-major product C = alpha * op(A) op(B) + beta * C and in-place sigmoid / tanh over a
 // contiguous array:
 //  - ReferenceMath: plain loops in double (the reference kernels run on float64 copies);
-//  - FastMath<T>: OpenBLAS gemm and SLEEF's vector functions: the elementwise ops' 256/512-bit
-//    kernels where the CPU has them (simd_wide.h), else 128-bit loops.
+//  - FastMath<T>: the linalg kernels' gemm (blas_gemm: oneDNN's sgemm for float32, OpenBLAS for
+//    float64) and SLEEF's vector functions: the elementwise ops' 256/512-bit kernels where the
+//    CPU has them (simd_wide.h), else 128-bit loops.
 #include <cblas.h>
 #include <emmintrin.h>
 #include <sleef.h>
@@ -16,6 +17,7 @@
 #include <type_traits>
 
 #include "../elementwise/simd_wide.h"
+#include "../linalg/blas_util.h"
 
 namespace tscope::ops::detail {
 
@@ -64,17 +66,9 @@ struct FastMath {
       scale_matrix(m, n, beta, c, ldc);
       return;
     }
-    const CBLAS_TRANSPOSE ta = trans_a ? CblasTrans : CblasNoTrans;
-    const CBLAS_TRANSPOSE tb = trans_b ? CblasTrans : CblasNoTrans;
-    if constexpr (std::is_same_v<T, float>) {
-      cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(m), static_cast<int>(n),
-                  static_cast<int>(k), alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb),
-                  beta, c, static_cast<int>(ldc));
-    } else {
-      cblas_dgemm(CblasRowMajor, ta, tb, static_cast<int>(m), static_cast<int>(n),
-                  static_cast<int>(k), alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb),
-                  beta, c, static_cast<int>(ldc));
-    }
+    blas_gemm<T>(trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
+                 static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
+                 static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
   }
 
   /// The elementwise ops' wide kernel for `fn` on this CPU (in place is allowed), or null.

@@ -5,6 +5,7 @@
 // product per step. RnnGrad needs no recomputation: f' follows from y (1 - h^2, or h > 0).
 #include <vector>
 
+#include "../linalg/blas_util.h"
 #include "recurrent_common.h"
 #include "recurrent_kernel.h"
 #include "tscope/graph/op_registry.h"
@@ -28,11 +29,11 @@ struct RnnCell {
     Math::gemm(false, true, rows, hidden, n.input, T(1), a.x, n.input, a.w, n.input, T(0), a.y,
                hidden);
     if (a.bias != nullptr) {
-      std::vector<T> bias(static_cast<std::size_t>(hidden));
+      detail::ScratchVector<T> bias(static_cast<std::size_t>(hidden));
       for (std::int64_t j = 0; j < hidden; ++j) bias[j] = a.bias[j] + a.bias[hidden + j];
       detail::add_to_rows(a.y, rows, hidden, hidden, bias.data());
     }
-    std::vector<T> h(static_cast<std::size_t>(slab), T(0));
+    detail::ScratchVector<T> h(static_cast<std::size_t>(slab), T(0));
     if (a.initial_h != nullptr) std::copy(a.initial_h, a.initial_h + slab, h.begin());
     for (std::int64_t s = 0; s < n.steps; ++s) {
       const std::int64_t t = a.reverse ? n.steps - 1 - s : s;
@@ -65,9 +66,9 @@ struct RnnCell {
     const std::int64_t hidden = n.hidden;
     const std::int64_t slab = n.batch * hidden;
     const std::int64_t rows = n.steps * n.batch;
-    const std::vector<T> previous = detail::previous_states(f, a.y);
-    std::vector<T> d_pre(static_cast<std::size_t>(rows * hidden));
-    std::vector<T> dh(static_cast<std::size_t>(slab), T(0));
+    const detail::ScratchVector<T> previous = detail::previous_states(f, a.y);
+    detail::ScratchVector<T> d_pre(static_cast<std::size_t>(rows * hidden));
+    detail::ScratchVector<T> dh(static_cast<std::size_t>(slab), T(0));
     if (a.d_last_h != nullptr) std::copy(a.d_last_h, a.d_last_h + slab, dh.begin());
     for (std::int64_t s = n.steps - 1; s >= 0; --s) {
       const std::int64_t t = f.reverse ? n.steps - 1 - s : s;
@@ -124,7 +125,8 @@ void register_rnn(OpRegistry& registry) {
                 .num_outputs = 2,
                 .infer = infer_rnn,
                 .reference = {"ref", detail::compute_recurrent_reference<RnnCell>},
-                .fast = {"blas", detail::compute_recurrent_fast<RnnCell>},
+                .fast = {"blas", detail::compute_recurrent_fast<RnnCell>, nullptr,
+                         detail::gemm_library_label},
                 .pullback = pullback_rnn,
                 .cost = rnn_cost,
                 .print = [](const OpDef&, const Attrs& attrs) {
@@ -137,7 +139,8 @@ void register_rnn(OpRegistry& registry) {
                 .num_outputs = -1,
                 .infer = infer_rnn_grad,
                 .reference = {"ref", detail::compute_recurrent_grad_reference<RnnCell>},
-                .fast = {"blas", detail::compute_recurrent_grad_fast<RnnCell>},
+                .fast = {"blas", detail::compute_recurrent_grad_fast<RnnCell>, nullptr,
+                         detail::gemm_library_label},
                 .cost = rnn_grad_cost,
                 .print = [](const OpDef&, const Attrs& attrs) {
                   return detail::recurrent_printed_name(CellKind::Rnn, true, attrs);

@@ -55,30 +55,34 @@ std::vector<Variable> operands(DType dtype) {
   return {tensor3(dtype, "x"), matrix(dtype, "w"), matrix(dtype, "r")};
 }
 
-TEST(RecurrentContract, LstmProfileNamesOneDnnWhereItsPrimitiveRuns) {
-  // Float32 without peepholes or sequence_lens runs oneDNN's LSTM primitive; the rest BLAS loops.
+TEST(RecurrentContract, ProfileNamesTheLibraryOfTheProducts) {
+  // Float32 runs on oneDNN: its LSTM and GRU primitives where they apply, and the BLAS loops
+  // (peepholes, sequence_lens, Rnn, every Grad op) on oneDNN's sgemm. Float64 loops run OpenBLAS.
   std::vector<Variable> f32 = operands(DType::Float32);
-  EXPECT_EQ(label_of(lstm(f32[0], f32[1], f32[2])), "dnnl");
   std::vector<Variable> f64 = operands(DType::Float64);
+  EXPECT_EQ(label_of(lstm(f32[0], f32[1], f32[2])), "dnnl");
   EXPECT_EQ(label_of(lstm(f64[0], f64[1], f64[2])), "blas");
-  EXPECT_EQ(label_of(lstm(f32[0], f32[1], f32[2], {.peepholes = vector(DType::Float32, "p", {12})})),
-            "blas");
-}
-
-TEST(RecurrentContract, GruProfileNamesOneDnnWhereItsPrimitiveRuns) {
-  // Float32 without sequence_lens runs oneDNN's GRU primitives (both reset forms); the rest BLAS
-  // loops.
-  std::vector<Variable> f32 = operands(DType::Float32);
+  EXPECT_EQ(
+      label_of(lstm(f32[0], f32[1], f32[2], {.peepholes = vector(DType::Float32, "p", {12})})),
+      "dnnl");
   for (bool linear_before_reset : {false, true}) {
     EXPECT_EQ(label_of(gru(f32[0], f32[1], f32[2], {.linear_before_reset = linear_before_reset})),
               "dnnl")
         << linear_before_reset;
   }
-  std::vector<Variable> f64 = operands(DType::Float64);
   EXPECT_EQ(label_of(gru(f64[0], f64[1], f64[2])), "blas");
   const Variable lengths = vector(DType::Int64, "lengths");
-  EXPECT_EQ(label_of(gru(f32[0], f32[1], f32[2], {.sequence_lens = lengths})), "blas");
-  EXPECT_EQ(label_of(rnn(f32[0], f32[1], f32[2])), "blas");
+  EXPECT_EQ(label_of(gru(f32[0], f32[1], f32[2], {.sequence_lens = lengths})), "dnnl");
+  EXPECT_EQ(label_of(rnn(f32[0], f32[1], f32[2])), "dnnl");
+  EXPECT_EQ(label_of(rnn(f64[0], f64[1], f64[2])), "blas");
+  for (const std::vector<Variable>& operands_of : {f32, f64}) {
+    const Variable dw =
+        grad(sum(lstm(operands_of[0], operands_of[1], operands_of[2]).y), {operands_of[1]})[0];
+    const ApplyNode& backward = *dw.owner();
+    EXPECT_EQ(backward.op().name, "LstmGrad");
+    EXPECT_EQ(backward.op().fast.name_for(backward.inputs(), backward.attrs()),
+              operands_of[0].dtype() == DType::Float32 ? "dnnl" : "blas");
+  }
 }
 
 Cost cost_of(const Variable& v) {

@@ -4,6 +4,7 @@
 // another call's updates. CI also runs this binary under ThreadSanitizer (the tsan preset).
 #include <atomic>
 #include <thread>
+#include <vector>
 
 #include "support/test_util.h"
 
@@ -234,6 +235,28 @@ TEST(Concurrency, ThreadsComingAndGoingGetCorrectResults) {
     for (std::thread& thread : threads) thread.join();
   }
   EXPECT_EQ(mismatches.load(), 0);
+}
+
+// Large tensors released on one thread and taken on another go through the shared block cache:
+// every thread must see only its own values, and the live count must come back.
+TEST(Concurrency, LargeTensorsReleasedAndTakenOnSeveralThreads) {
+  const std::int64_t live_before = default_allocator().stats().live_bytes;
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> workers;
+  for (int id = 0; id < 4; ++id) {
+    workers.emplace_back([id, &wrong] {
+      for (int round = 0; round < 50; ++round) {
+        // 128 KiB to about 1 MiB, so sizes overlap between threads and rounds.
+        const std::int64_t count = (32 + (round * 7 + id * 13) % 224) << 10;
+        Tensor t = Tensor::full(DType::Float32, {count}, static_cast<double>(id));
+        const float* data = static_cast<const float*>(t.raw_data());
+        if (data[0] != static_cast<float>(id) || data[count - 1] != static_cast<float>(id)) ++wrong;
+      }
+    });
+  }
+  for (std::thread& worker : workers) worker.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(default_allocator().stats().live_bytes, live_before);
 }
 
 }  // namespace
