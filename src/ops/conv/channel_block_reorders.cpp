@@ -32,21 +32,25 @@ Cost copy_cost(const CostContext& ctx) {
 std::vector<Type> infer_to_blocks(const InferContext& ctx) {
   check_float32(ctx, kTo);
   const std::int64_t block = detail::check_block_attr(ctx.attrs, kTo);
-  return {Type{DType::Float32, detail::blocked_shape(ctx.input_type(0).dims, block, kTo)}};
+  return {Type{DType::Float32, detail::padded_blocked_shape(ctx.input_type(0).dims, block, kTo)}};
 }
 
 void to_blocks_reference(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const std::int64_t block = detail::check_block_attr(*ctx.attrs, kTo);
-  Tensor& y = ctx.allocate_output(0, x.dtype(), detail::blocked_shape(x.shape(), block, kTo));
+  Tensor& y =
+      ctx.allocate_output(0, x.dtype(), detail::padded_blocked_shape(x.shape(), block, kTo));
   detail::block_into(x, y);
 }
 
 void to_blocks_dnnl(KernelContext& ctx) {
   const Tensor x = ctx.input(0).contiguous();
   const std::int64_t block = detail::check_block_attr(*ctx.attrs, kTo);
-  Tensor& y = ctx.allocate_output(0, x.dtype(), detail::blocked_shape(x.shape(), block, kTo));
+  Tensor& y =
+      ctx.allocate_output(0, x.dtype(), detail::padded_blocked_shape(x.shape(), block, kTo));
   if (x.numel() == 0) return;
+  // With channels that fill no whole block, the destination descriptor's padded dims are y's
+  // channels, and the reorder writes zeros into the padding.
   detail::run_dnnl_reorder(ctx.state, detail::dnnl_image_desc(x.shape(), 0),
                            detail::dnnl_image_desc(x.shape(), block), x, y);
 }
@@ -149,7 +153,8 @@ bool float32_input(std::span<const Variable> inputs, const Attrs&) {
 void register_channel_block_reorders(OpRegistry& registry) {
   registry.add({.name = kTo,
                 .family = "Reorder",
-                .summary = "(N, C, H, W) -> channel-blocked (N, C/B, H, W, B) (oneDNN nChwBc, B 8 or 16)",
+                .summary = "(N, C, H, W) -> channel-blocked (N, ceil(C/B), H, W, B), zero-padded "
+                           "(oneDNN nChwBc, B 8 or 16)",
                 .num_inputs = 1,
                 .infer = infer_to_blocks,
                 .reference = {"ref", to_blocks_reference},

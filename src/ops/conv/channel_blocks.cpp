@@ -60,7 +60,8 @@ void for_each_image_element(const Dims& plain, std::int64_t block, Visit&& visit
   std::int64_t flat = 0;
   for (std::int64_t n = 0; n < plain[0]; ++n) {
     for (std::int64_t c = 0; c < channels; ++c) {
-      const std::int64_t plane = (n * (channels / block) + c / block) * volume;
+      // Channels that fill no whole block are padded up to one (ToChannelBlocks).
+      const std::int64_t plane = (n * ((channels + block - 1) / block) + c / block) * volume;
       for (std::int64_t s = 0; s < volume; ++s) visit(flat++, (plane + s) * block + c % block);
     }
   }
@@ -150,6 +151,16 @@ Dims blocked_shape(const Dims& plain, std::int64_t block, std::string_view label
               plain[3], block};
 }
 
+Dims padded_blocked_shape(const Dims& plain, std::int64_t block, std::string_view label) {
+  if (plain.rank() != 4) {
+    throw_error(ErrorKind::TypeMismatch, "{}: expects (N, C, H, W) data, got rank {}", label,
+                plain.rank());
+  }
+  const std::int64_t channels = plain[1];
+  return Dims{plain[0], channels == kUnknownDim ? kUnknownDim : (channels + block - 1) / block,
+              plain[2], plain[3], block};
+}
+
 Dims plain_shape(const Dims& blocked) {
   const std::int64_t blocks = blocked[1];
   const bool known = blocks != kUnknownDim && blocked[4] != kUnknownDim;
@@ -226,7 +237,7 @@ Tensor unblock(const Tensor& blocked) {
 
 void block_into(const Tensor& plain, Tensor& out) {
   const std::vector<double> in = plain.to_doubles();
-  std::vector<double> values(in.size());
+  std::vector<double> values(static_cast<std::size_t>(out.numel()), 0.0);  // padding stays 0
   for_each_image_element(plain.shape(), out.shape()[4], [&](std::int64_t p, std::int64_t b) {
     values[static_cast<std::size_t>(b)] = in[static_cast<std::size_t>(p)];
   });

@@ -54,6 +54,10 @@ std::int64_t check_block_attr(const Attrs& attrs, std::string_view label);
 /// (N, C, H, W) -> (N, C/B, H, W, B); kUnknownDim entries stay unknown. Throws ShapeMismatch
 /// naming `label` when a known C is not a multiple of the block.
 [[nodiscard]] Dims blocked_shape(const Dims& plain, std::int64_t block, std::string_view label);
+/// (N, C, H, W) -> (N, ceil(C/B), H, W, B): the last block's channels beyond C are padding.
+[[nodiscard]] Dims padded_blocked_shape(const Dims& plain,
+                                        std::int64_t block,
+                                        std::string_view label);
 /// (N, Cb, H, W, B) -> (N, Cb * B, H, W).
 [[nodiscard]] Dims plain_shape(const Dims& blocked);
 /// Throws ShapeMismatch naming `label` unless `blocked` is (N, C/B, H, W, B) with B = `block`

@@ -4,11 +4,12 @@
 // data inputs all have blocked values continue it, and so do a convolution's bias add and a mean
 // over the spatial axes (a global average pool, whose readers then stay blocked too).
 // A convolution (groups 1, or depthwise) whose channels fit no block runs blocked on zero-padded
-// channels when padding costs at most half again (24 -> 32 on 16-channel blocks); a padded
-// depthwise convolution has one group per padded channel. Otherwise, a convolution (groups 1) that
-// fits no block but has a bias add runs as a plain BlockedConv (layout "oihw"), to fuse the bias.
-// Blocked and plain broadcasting agree on every axis but the channel axis, so an elementwise op
-// runs blocked only when its data inputs share one static channel count and its other inputs are
+// channels when padding costs at most half again (24 -> 32 on 16-channel blocks), reading a
+// plain input through a ToChannelBlocks that zero-pads it; a padded depthwise convolution has one
+// group per padded channel and reads a padded blocked value. Otherwise, a convolution (groups 1)
+// that fits no block but has a bias add runs as a plain BlockedConv (layout "oihw"), to fuse the
+// bias. Blocked and plain broadcasting agree on every axis but the channel axis, so an elementwise
+// op runs blocked only when its data inputs share one static channel count and its other inputs are
 // scalar constants (or it is a bias add, whose channel vector is rearranged into blocks).
 // Convolutions whose weights are shared variables (a training step's) run blocked when their
 // channels fit the block exactly (groups 1; padding needs constant weights), and so do the
@@ -102,15 +103,16 @@ class LayoutAssigner {
   }
 
   // How a groups-1 convolution that fits no block runs on padded channels, or nullopt when it
-  // cannot: padded input channels must come from a blocked value with that padding
-  // (ToChannelBlocks cannot pad), and a bias add needs a constant bias to pad.
+  // cannot: a bias add needs a constant bias to pad. Padded input channels come from a blocked
+  // value with that padding (on one block, the same channel count pads the same way) or from a
+  // plain value through ToChannelBlocks, which zero-pads.
   [[nodiscard]] std::optional<ConvLayout> padded_conv(const ApplyNode& conv,
                                                       std::int64_t channels,
                                                       std::int64_t out_channels) const {
     const std::optional<std::int64_t> out = padded_count(out_channels);
     // Input channels below the block run on plain input (OhwiBo).
-    std::optional<std::int64_t> in = channels < plan_.block ? channels : padded_count(channels);
-    if (in && *in != channels && plan_.blocked_layout(conv.input(0)) == nullptr) in.reset();
+    const std::optional<std::int64_t> in =
+        channels < plan_.block ? channels : padded_count(channels);
     if (!out || !in) return std::nullopt;
     std::optional<std::string> layout = blocked_weight_layout(*in, *out, 1, plan_.block);
     if (!layout) return std::nullopt;

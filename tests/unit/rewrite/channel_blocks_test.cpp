@@ -484,6 +484,33 @@ TEST(ChannelBlocks, NarrowConvolutionsRunOnZeroPaddedChannels) {
   EXPECT_FALSE(op_counts(eight).contains("Subtensor"));
 }
 
+// RegNet-Y's stages of 104 or 440 channels on 16-channel blocks: the grouped 3x3 convolution (8
+// channels per group) stays plain, so the 1x1 convolution after it reads plain data whose channels
+// fill no whole block. It runs blocked on 448 channels all the same: a ToChannelBlocks zero-pads
+// its input, the weights are padded at compile time, and the result matches the plain graph.
+TEST(ChannelBlocks, PlainInputIsPaddedOnItsWayIntoABlockedConvolution) {
+  Variable x = tensor4(DType::Float32, "x");
+  const ConvOptions same{.padding = Padding::symmetric({1, 1}), .groups = 55};
+  Variable grouped = relu(with_bias(conv2d(x, conv_weights(440, 8, 3, 1), same), 440, 2));
+  Variable projected = with_bias(conv2d(grouped, conv_weights(440, 440, 1, 3)), 440, 4);
+  Function blocked = compile({x}, {projected}, true, 16);
+  Function plain = compile({x}, {projected}, false);
+  const std::map<std::string, int> counts = op_counts(blocked);
+  ASSERT_TRUE(counts.contains("BlockedConv"));
+  const ApplyNode* reorder = first_node(blocked, "ToChannelBlocks");
+  ASSERT_NE(reorder, nullptr);
+  EXPECT_EQ(reorder->output(0).type().dims[1], 28);  // 448 channels in blocks of 16
+  bool padded_projection = false;
+  for (const ApplyNode* node : blocked.graph().toposort()) {
+    if (node->op().name == "BlockedConv" && node->attrs().get_string("layout") == "OIhw16i16o") {
+      padded_projection =
+          node->attrs().get_int("channels") == 448 && node->attrs().get_int("out_channels") == 448;
+    }
+  }
+  EXPECT_TRUE(padded_projection);
+  expect_same_results(blocked, plain, {random_tensor(DType::Float32, {2, 440, 5, 6}, 5)}, 1e-4);
+}
+
 // MobileNet-v3's inverted residual on channel counts that may fit no block: a 1x1 expansion with
 // bias and HardSwish, a depthwise convolution (3x3 or 5x5, stride 1 or 2) with bias and ReLU, a
 // skip connection's add at stride 1, and a 1x1 projection. Where rounding the channels up to the
