@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "block_cache.h"
 
+#include <sanitizer/asan_interface.h>
+
 #include <algorithm>
 
 namespace tscope::detail {
@@ -24,6 +26,7 @@ BlockCache::Found BlockCache::take(std::size_t bytes) noexcept {
   }
   if (best == entries_.end()) return {};
   const Found found{best->block, best->capacity};
+  ASAN_UNPOISON_MEMORY_REGION(found.block, found.capacity);
   cached_bytes_ -= best->capacity;
   *best = entries_.back();
   entries_.pop_back();
@@ -40,18 +43,25 @@ void BlockCache::keep(void* block, std::size_t capacity) noexcept {
     const auto oldest =
         std::min_element(entries_.begin(), entries_.end(),
                          [](const Entry& a, const Entry& b) { return a.stamp < b.stamp; });
+    ASAN_UNPOISON_MEMORY_REGION(oldest->block, oldest->capacity);
     free_block_(oldest->block);
     cached_bytes_ -= oldest->capacity;
     *oldest = entries_.back();
     entries_.pop_back();
   }
+  // Under AddressSanitizer a kept block reads as freed memory, so a tensor used after its
+  // release is still reported although its block was not handed back to malloc.
+  ASAN_POISON_MEMORY_REGION(block, capacity);
   entries_.push_back({block, capacity, next_stamp_++});
   cached_bytes_ += capacity;
 }
 
 void BlockCache::release_all() noexcept {
   std::lock_guard lock(mutex_);
-  for (const Entry& entry : entries_) free_block_(entry.block);
+  for (const Entry& entry : entries_) {
+    ASAN_UNPOISON_MEMORY_REGION(entry.block, entry.capacity);
+    free_block_(entry.block);
+  }
   entries_.clear();
   cached_bytes_ = 0;
 }

@@ -7,6 +7,14 @@
 #include <cstdint>
 #include <vector>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TSCOPE_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TSCOPE_TEST_ASAN 1
+#endif
+#endif
+
 namespace tscope {
 namespace {
 
@@ -77,6 +85,24 @@ TEST(BlockCache, ScratchVectorsShareTheKeptBlocks) {
   EXPECT_EQ(again.data(), first);
   EXPECT_EQ(default_allocator().stats().live_bytes, live);
   EXPECT_EQ(again.back(), 0.0F);
+}
+
+// Kept blocks are not handed back to malloc, so AddressSanitizer would not see a tensor used after
+// its release; the cache poisons them instead (the dev preset runs this).
+TEST(BlockCacheDeathTest, AKeptBlockReadsAsFreedUnderAddressSanitizer) {
+#ifndef TSCOPE_TEST_ASAN
+  GTEST_SKIP() << "built without AddressSanitizer";
+#else
+  release_cached_blocks();
+  TrackingAllocator& allocator = default_allocator();
+  void* block = allocator.allocate(kMiB);
+  allocator.deallocate(block, kMiB);
+  EXPECT_DEATH(static_cast<volatile float*>(block)[0] = 1.0F, "use-after-poison");
+  void* again = allocator.allocate(kMiB);  // taken back: writable again
+  static_cast<float*>(again)[0] = 1.0F;
+  allocator.deallocate(again, kMiB);
+  release_cached_blocks();
+#endif
 }
 
 }  // namespace
