@@ -54,6 +54,7 @@ std::size_t block_cache_budget_bytes() {
   }
   return mib << 20;
 }
+
 // Large blocks are sized in whole pages, so requests a few bytes apart share kept blocks.
 constexpr std::size_t kLargeBlockGranule = 4096;
 
@@ -69,6 +70,10 @@ std::size_t& stored_capacity(void* pointer) { return static_cast<std::size_t*>(p
 
 bool is_large(std::size_t rounded) { return rounded >= detail::BlockCache::kMinBlockBytes; }
 
+std::size_t round_to_alignment(std::size_t bytes) {
+  return (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+}
+
 // A large block from the cache or, failing that, a fresh one of whole granules.
 void* large_block(std::size_t rounded) {
   if (const detail::BlockCache::Found found = block_cache().take(rounded); found.block != nullptr) {
@@ -81,6 +86,13 @@ void* large_block(std::size_t rounded) {
   return pointer;
 }
 
+// A block of at least `bytes` (a zero-size request still gets a valid unique pointer), or null.
+void* obtain_block(std::size_t bytes) {
+  const std::size_t rounded = round_to_alignment(bytes);
+  return is_large(rounded) ? large_block(rounded)
+                           : aligned_block(rounded == 0 ? kTensorAlignment : rounded);
+}
+
 }  // namespace
 
 void* TrackingAllocator::allocate(std::size_t bytes) {
@@ -91,9 +103,7 @@ void* TrackingAllocator::allocate(std::size_t bytes) {
     throw_error(ErrorKind::OutOfMemory, "out of memory allocating {} bytes (live {} bytes)", bytes,
                 live_bytes_.load());
   }
-  const std::size_t rounded = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
-  void* pointer = is_large(rounded) ? large_block(rounded)
-                                    : aligned_block(rounded == 0 ? kTensorAlignment : rounded);
+  void* pointer = obtain_block(bytes);
   if (pointer == nullptr) {
     throw_error(ErrorKind::OutOfMemory, "out of memory allocating {} bytes (live {} bytes)", bytes,
                 live_bytes_.load());
@@ -124,17 +134,15 @@ void TrackingAllocator::reset_peak() noexcept { peak_bytes_.store(live_bytes_.lo
 void release_cached_blocks() noexcept { block_cache().release_all(); }
 
 void* allocate_scratch(std::size_t bytes) {
-  const std::size_t rounded = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
-  void* pointer = is_large(rounded) ? large_block(rounded)
-                                    : aligned_block(rounded == 0 ? kTensorAlignment : rounded);
+  if (bytes > static_cast<std::size_t>(INT64_MAX) - 2 * kTensorAlignment) throw std::bad_alloc();
+  void* pointer = obtain_block(bytes);
   if (pointer == nullptr) throw std::bad_alloc();
   return pointer;
 }
 
 void release_scratch(void* pointer, std::size_t bytes) noexcept {
   if (pointer == nullptr) return;
-  const std::size_t rounded = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
-  if (is_large(rounded)) {
+  if (is_large(round_to_alignment(bytes))) {
     block_cache().keep(pointer, stored_capacity(pointer));
   } else {
     free_aligned_block(pointer);
