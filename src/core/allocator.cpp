@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tscope/core/allocator.h"
 
+#include <pthread.h>
+
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -60,11 +62,24 @@ constexpr std::size_t kLargeBlockGranule = 4096;
 
 // Shared by every TrackingAllocator (their counters stay their own); leaked like
 // default_allocator(), as tensors may be released during static destruction.
+detail::BlockCache& block_cache();
+
+detail::BlockCache& make_block_cache() {
+  auto* cache = new detail::BlockCache(block_cache_budget_bytes(), free_aligned_block);
+  ::pthread_atfork([] { block_cache().lock_for_fork(); }, [] { block_cache().unlock_after_fork(); },
+                   [] { block_cache().unlock_after_fork(); });
+  return *cache;
+}
+
 detail::BlockCache& block_cache() {
-  static detail::BlockCache& cache =
-      *new detail::BlockCache(block_cache_budget_bytes(), free_aligned_block);
+  static detail::BlockCache& cache = make_block_cache();
   return cache;
 }
+
+// Made while the library loads, before any thread of the program runs: made on first use
+// instead, a fork() while another thread was making it would leave the child waiting forever on
+// the half-done initialisation.
+[[maybe_unused]] const detail::BlockCache& g_cache_at_load = block_cache();
 
 std::size_t& stored_capacity(void* pointer) { return static_cast<std::size_t*>(pointer)[-2]; }
 

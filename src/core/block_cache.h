@@ -50,6 +50,11 @@ class BlockCache {
 
   [[nodiscard]] std::size_t cached_bytes() const noexcept;
 
+  /// For pthread_atfork: fork() copies only the forking thread, so no other thread may hold the
+  /// cache's lock then, or the child's first large allocation would wait for it forever.
+  void lock_for_fork() noexcept { mutex_.lock(); }
+  void unlock_after_fork() noexcept { mutex_.unlock(); }
+
  private:
   struct Entry {
     void* block;

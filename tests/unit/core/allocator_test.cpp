@@ -2,9 +2,15 @@
 #include "tscope/core/allocator.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -85,6 +91,46 @@ TEST(BlockCache, ScratchVectorsShareTheKeptBlocks) {
   EXPECT_EQ(again.data(), first);
   EXPECT_EQ(default_allocator().stats().live_bytes, live);
   EXPECT_EQ(again.back(), 0.0F);
+}
+
+// fork() copies only the forking thread. Another thread may hold the cache's lock at that moment
+// (here one releases and takes large blocks without pause); the child's first large allocation
+// must not wait for it forever.
+TEST(BlockCache, ForkWhileAnotherThreadUsesTheCache) {
+  TrackingAllocator& allocator = default_allocator();
+  std::atomic<bool> stop{false};
+  std::thread busy([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+      void* block = allocator.allocate(kMiB);
+      allocator.deallocate(block, kMiB);
+    }
+  });
+  int hung = 0;
+  for (int round = 0; round < 100 && hung == 0; ++round) {
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      void* block = allocator.allocate(kMiB);
+      allocator.deallocate(block, kMiB);
+      ::_exit(0);
+    }
+    int status = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (::waitpid(child, &status, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        ++hung;
+        ::kill(child, SIGKILL);
+        ::waitpid(child, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (hung == 0) EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << round;
+  }
+  stop = true;
+  busy.join();
+  EXPECT_EQ(hung, 0);
+  release_cached_blocks();
 }
 
 // Kept blocks are not handed back to malloc, so AddressSanitizer would not see a tensor used after
