@@ -170,4 +170,10 @@ TrackingAllocator& default_allocator() noexcept {
   return allocator;
 }
 
+namespace {
+// Made while the library loads, like the block cache, so that no fork() can catch a thread in the
+// middle of making it.
+[[maybe_unused]] const TrackingAllocator& g_allocator_at_load = default_allocator();
+}  // namespace
+
 }  // namespace tscope
