@@ -108,6 +108,15 @@ void* obtain_block(std::size_t bytes) {
                            : aligned_block(rounded == 0 ? kTensorAlignment : rounded);
 }
 
+// Gives back a block obtain_block(bytes) returned: a large one to the cache.
+void release_block(void* pointer, std::size_t bytes) noexcept {
+  if (is_large(round_to_alignment(bytes))) {
+    block_cache().keep(pointer, stored_capacity(pointer));
+  } else {
+    free_aligned_block(pointer);
+  }
+}
+
 }  // namespace
 
 void* TrackingAllocator::allocate(std::size_t bytes) {
@@ -135,7 +144,7 @@ void* TrackingAllocator::allocate(std::size_t bytes) {
 
 void TrackingAllocator::deallocate(void* pointer, std::size_t bytes) noexcept {
   if (pointer == nullptr) return;
-  release_scratch(pointer, bytes);
+  release_block(pointer, bytes);
   live_bytes_.fetch_sub(static_cast<std::int64_t>(bytes), std::memory_order_relaxed);
 }
 
@@ -156,12 +165,7 @@ void* allocate_scratch(std::size_t bytes) {
 }
 
 void release_scratch(void* pointer, std::size_t bytes) noexcept {
-  if (pointer == nullptr) return;
-  if (is_large(round_to_alignment(bytes))) {
-    block_cache().keep(pointer, stored_capacity(pointer));
-  } else {
-    free_aligned_block(pointer);
-  }
+  if (pointer != nullptr) release_block(pointer, bytes);
 }
 
 TrackingAllocator& default_allocator() noexcept {

@@ -67,8 +67,7 @@ void BlockCache::release_all() noexcept {
 }
 
 std::size_t BlockCache::cached_bytes() const noexcept {
-  std::lock_guard lock(mutex_);
-  return cached_bytes_;
+  return cached_bytes_.load(std::memory_order_relaxed);
 }
 
 }  // namespace tscope::detail

@@ -7,6 +7,7 @@
 // the heap), so each call faults in fresh zeroed pages again, which costs about as much as
 // writing them. Keeping the released blocks avoids the faults. The cache is bounded (a
 // byte budget, the oldest block goes first) and can be emptied on demand.
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -63,7 +64,7 @@ class BlockCache {
   };
   mutable std::mutex mutex_;
   std::vector<Entry> entries_;
-  std::size_t cached_bytes_ = 0;
+  std::atomic<std::size_t> cached_bytes_{0};  ///< written under mutex_, read without it
   std::size_t budget_bytes_;
   FreeBlock free_block_;
   std::uint64_t next_stamp_ = 0;

@@ -367,7 +367,7 @@ std::vector<Tensor> FunctionImpl::run_call(Frame& frame, const std::vector<Tenso
     timer = &clock();
     call_start_ns = timer->now_ns();
     allocator = &default_allocator();
-    live_at_start = allocator->stats().live_bytes;
+    live_at_start = allocator->live_bytes();
     allocator->reset_peak();
     if (profile::tracing()) [[unlikely]] {
       trace = profile::this_thread_trace_ring();
@@ -439,7 +439,7 @@ std::vector<Tensor> FunctionImpl::run_call(Frame& frame, const std::vector<Tenso
       const bool tsc = use_tsc();
       trace->write(trace_start_ticks, tsc ? profile::read_tsc() : timer->now_ns(),
                    profile::trace_meta(profile::TraceEventKind::Call, tsc, 0), trace_function(), 0,
-                   allocator->stats().live_bytes);
+                   allocator->live_bytes());
     }
   }
   return results;

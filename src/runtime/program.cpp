@@ -326,7 +326,7 @@ void Program::run(Frame& frame, const ProfileSink& sink) const {
                             profile::trace_meta(profile::TraceEventKind::Node, kTsc,
                                                 static_cast<std::uint32_t>(index)),
                             sink.trace_function, static_cast<std::int64_t>(signature),
-                            sink.allocator->stats().live_bytes);
+                            sink.allocator->live_bytes());
         }
       } else {
         kernels_[index](context);

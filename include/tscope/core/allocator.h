@@ -40,6 +40,10 @@ class TrackingAllocator final : public Allocator {
   void deallocate(void* pointer, std::size_t bytes) noexcept override;
 
   [[nodiscard]] AllocatorStats stats() const noexcept;
+  /// stats().live_bytes alone: one relaxed load, for the profiler's per-node timeline records.
+  [[nodiscard]] std::int64_t live_bytes() const noexcept {
+    return live_bytes_.load(std::memory_order_relaxed);
+  }
   /// Sets the peak to the current live bytes, so a window's own peak can be measured.
   void reset_peak() noexcept;
 

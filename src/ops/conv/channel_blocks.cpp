@@ -136,21 +136,6 @@ std::int64_t check_block_attr(const Attrs& attrs, std::string_view label) {
   return block;
 }
 
-Dims blocked_shape(const Dims& plain, std::int64_t block, std::string_view label) {
-  if (plain.rank() != 4) {
-    throw_error(ErrorKind::TypeMismatch, "{}: expects (N, C, H, W) data, got rank {}", label,
-                plain.rank());
-  }
-  const std::int64_t channels = plain[1];
-  if (channels != kUnknownDim && channels % block != 0) {
-    throw_error(ErrorKind::ShapeMismatch,
-                "{}: {} channels in {} are not a multiple of the block {}", label, channels,
-                plain.to_string(), block);
-  }
-  return Dims{plain[0], channels == kUnknownDim ? kUnknownDim : channels / block, plain[2],
-              plain[3], block};
-}
-
 Dims padded_blocked_shape(const Dims& plain, std::int64_t block, std::string_view label) {
   if (plain.rank() != 4) {
     throw_error(ErrorKind::TypeMismatch, "{}: expects (N, C, H, W) data, got rank {}", label,
@@ -159,6 +144,17 @@ Dims padded_blocked_shape(const Dims& plain, std::int64_t block, std::string_vie
   const std::int64_t channels = plain[1];
   return Dims{plain[0], channels == kUnknownDim ? kUnknownDim : (channels + block - 1) / block,
               plain[2], plain[3], block};
+}
+
+Dims blocked_shape(const Dims& plain, std::int64_t block, std::string_view label) {
+  const Dims blocked = padded_blocked_shape(plain, block, label);
+  const std::int64_t channels = plain[1];
+  if (channels != kUnknownDim && channels % block != 0) {
+    throw_error(ErrorKind::ShapeMismatch,
+                "{}: {} channels in {} are not a multiple of the block {}", label, channels,
+                plain.to_string(), block);
+  }
+  return blocked;
 }
 
 Dims plain_shape(const Dims& blocked) {

@@ -262,7 +262,7 @@ void run_loop(KernelContext& ctx,
         if (trace != nullptr) [[unlikely]] {
           trace->write(step_start, step_end,
                        profile::trace_meta(profile::TraceEventKind::Call, active.tsc, 0),
-                       trace_function, 0, active.sink->allocator->stats().live_bytes);
+                       trace_function, 0, active.sink->allocator->live_bytes());
         }
         if (step == 0) {
           totals.first_step_ticks += duration;
