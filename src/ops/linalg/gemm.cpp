@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Gemm: beta * z + alpha * x.y with z broadcast to the (m, n) product (Theano's Gemm{no_inplace};
 // the output is a fresh buffer, z is never overwritten). The rewrite rule in
-// src/rewrite/rules/blas.cpp builds it from Dot22 + add, so a bias add costs no extra pass, and
-// folds an erf GELU that follows into the optional "activation" attribute ("gelu_erf"), applied
-// to the sum while the product's rows are still in cache.
+// src/rewrite/rules/blas.cpp builds it from Dot22 plus or minus a scaled term, so a bias add or
+// SGD's momentum update of a weight gradient costs no extra pass, and folds an erf GELU that
+// follows into the optional "activation" attribute ("gelu_erf"), applied to the sum while the
+// product's rows are still in cache.
 // The fast kernel multiplies float32 with oneDNN (packed weights or sgemm) and float64 with BLAS;
 // the profile's impl column says which ("dnnl" or "blas"), and blas_util.h says why float32
 // products stay off OpenBLAS's threads.
@@ -141,8 +142,12 @@ void blas_gemm_into(KernelContext& ctx, const GemmShape& s, T* data) {
   // Seed the output with z broadcast (BLAS's C operand must be a full matrix), then let gemm
   // scale it by beta and add alpha * x.y in one pass.
   for (std::int64_t i = 0; i < s.m; ++i) {
-    for (std::int64_t j = 0; j < s.n; ++j) {
-      data[i * s.n + j] = z_data[i * s.z_strides[0] + j * s.z_strides[1]];
+    T* row = data + i * s.n;
+    const T* z_row = z_data + i * s.z_strides[0];
+    if (s.z_strides[1] == 1) {
+      std::copy_n(z_row, s.n, row);
+    } else {
+      for (std::int64_t j = 0; j < s.n; ++j) row[j] = z_row[j * s.z_strides[1]];
     }
   }
   if (s.m == 0 || s.n == 0) return;

@@ -3,8 +3,11 @@
 // matmul primitive with weights packed once, in the layout it chooses (oneDNN's brgemm kernels on
 // AVX-512), skips that (docs/performance.md, "Float32 matrix products on oneDNN"). Weights that a
 // loop holds fixed through one execution (a recurrent weight read by every step) are packed once
-// per execution. A product whose added term is a transposed matrix runs here too, on the weights
-// as they are, since the primitive adds the term in place.
+// per execution. Two kinds of product whose weights change every call run here too, on the
+// weights as they are: one whose added term is a transposed matrix, since the primitive adds the
+// term in place, and one with column-major weights (ONNX Gemm's transB while the model trains),
+// whose transposition the primitive's copy of the weights absorbs at less cost than sgemm's
+// pack.
 #include "gemm_matmul_dnnl.h"
 
 #include <memory>
@@ -16,6 +19,10 @@
 namespace tscope::ops::detail {
 namespace {
 constexpr auto kF32 = dnnl::memory::data_type::f32;
+
+/// Below this many rows, dnnl_sgemm multiplies by weights that change every call faster than the
+/// primitive reading them in place.
+constexpr std::int64_t kMinRowsForPlainWeights = 16;
 
 // What the product adds to x.y: nothing (beta 0), a row of n biases broadcast over the m rows
 // (the primitive's bias), or a full (m, n) matrix (a binary post-op reading it in place).
@@ -123,21 +130,26 @@ bool run_gemm_matmul_dnnl(KernelContext& ctx,
       return false;
     }
   }
+  const Tensor& x = ctx.input(1);
+  const Tensor& y = ctx.input(2);
   // Weights that hold still (for the function's life: constants; or for the loop execution
-  // this call belongs to) are packed. Others only come here for an added term that dnnl_sgemm
-  // would have to copy through a transposing walk.
+  // this call belongs to) are packed. Others are read in place, and only come here where the
+  // primitive beats dnnl_sgemm: for an added term that dnnl_sgemm would have to copy through a
+  // transposing walk, and for column-major weights (a Linear layer's W^T while it trains) from
+  // kMinRowsForPlainWeights rows on, which the primitive's own copy of the weights handles
+  // better than sgemm's transposing pack.
   std::uint64_t execution = 0;
   bool packs = true;
   if (!ctx.input_is_constant(2)) {
     execution = ctx.node != nullptr ? loop_invariant_execution(ctx.node->input(2)) : 0;
     if (execution == 0) {
       const bool row_major_z = z_strides[1] == 1 && z_strides[0] == n;
-      if (addend != Addend::Matrix || row_major_z) return false;
+      const bool transposed_addend = addend == Addend::Matrix && !row_major_z;
+      const bool column_major_weights = y.strides()[0] == 1 && m >= kMinRowsForPlainWeights;
+      if (!transposed_addend && !column_major_weights) return false;
       packs = false;
     }
   }
-  const Tensor& x = ctx.input(1);
-  const Tensor& y = ctx.input(2);
   if (!readable(x.shape(), x.strides()) || !readable(y.shape(), y.strides())) return false;
   auto* state = dynamic_cast<MatmulGemmState*>(ctx.state.get());
   if (state == nullptr || state->m != m || !(state->x_strides == x.strides()) ||

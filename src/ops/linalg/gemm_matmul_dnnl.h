@@ -23,6 +23,9 @@ namespace tscope::ops::detail {
 ///    accumulator: the weight gradient a loop's backward step adds to): the primitive reads y as
 ///    it is and adds z in place, where dnnl_sgemm would first copy z into the output through a
 ///    transposing walk.
+///  - y changes from call to call, is column-major (the transpose of a trained Linear layer's
+///    weights), and x has at least 16 rows: the primitive reads y as it is, faster than
+///    dnnl_sgemm's transposing pack.
 /// Returns false for any other node, or when oneDNN has no implementation; the caller then
 /// multiplies with dnnl_sgemm. `out` is the allocated (m, n) output.
 [[nodiscard]] bool run_gemm_matmul_dnnl(KernelContext& ctx,

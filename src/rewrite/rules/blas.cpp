@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Dot -> Dot22 and Dot22 + add -> Gemm, also through a reshape that splits the product's rows
-// (a Linear layer on 3-D activations: exporters write MatMul + Add, which import as a Dot22 of
-// the flattened rows, a reshape back, and the bias add). All are exact: Gemm with alpha = beta =
-// 1 computes the same sum, and the add must not broadcast the product itself (which Gemm's
-// output shape could not express). A transposed product, (x . y)^T, becomes y^T . x^T: the
+// Dot -> Dot22, and a sum or difference of a Dot22 and a term, each possibly scaled by a
+// constant (a bias add; SGD's momentum * v - rate * g on a weight gradient) -> Gemm, also
+// through a reshape that splits the product's rows (a Linear layer on 3-D activations: exporters
+// write MatMul + Add, which import as a Dot22 of the flattened rows, a reshape back, and the bias
+// add). Gemm computes the same sum up to float rounding, scaling and adding inside the
+// product's pass; the term must not broadcast the product itself (which Gemm's output shape
+// could not express). A transposed product, (x . y)^T, becomes y^T . x^T: the
 // gemm reads transposed operands in place, while the transposed result would be a strided view
 // that every elementwise reader walks column by column (the weight gradient of a layer that
 // multiplies by W^T, as ONNX Gemm's transB writes it, feeds SGD's update this way).
@@ -61,19 +63,73 @@ bool term_fits_product(const Variable& term, const Variable& product) {
   return true;
 }
 
-Replacements gemm_from_dot22_add(const FunctionGraph& graph, ApplyNode& node) {
+// A Gemm's provenance, from the product it takes over and the sum that adds its term: the
+// product's creation site (it is most of the work), and both user ops when they differ (an
+// exported MatMul and Add; a weight gradient and the optimiser's update), so the profile row
+// names both.
+Provenance gemm_provenance(const ApplyNode& product, const ApplyNode& sum) {
+  Provenance provenance = product.provenance();
+  if (!provenance.site.known()) provenance.site = sum.provenance().site;
+  const std::string& sum_op = sum.provenance().user_op;
+  if (provenance.user_op.empty()) {
+    provenance.user_op = sum_op;
+  } else if (!sum_op.empty() && sum_op != provenance.user_op) {
+    provenance.user_op += " + " + sum_op;
+  }
+  return provenance;
+}
+
+// One side of a sum as scale * value: a product with a scalar constant, read once, is seen
+// through (SGD's momentum * v - rate * g); any other side is itself with scale 1.
+struct ScaledTerm {
+  Variable value;
+  double scale = 1.0;
+};
+
+ScaledTerm scaled_term(const FunctionGraph& graph, const Variable& side) {
+  static const OpDef& mul = op_def("Mul");
+  const ApplyNode* product = producer_of(side, mul);
+  if (product == nullptr || product->num_inputs() != 2 || !read_once(graph, side)) return {side};
+  for (int factor = 0; factor < 2; ++factor) {
+    const Variable& scale = product->input(factor);
+    const Variable& value = product->input(1 - factor);
+    // The same type as the product: the constant broadcasts to the value, not beyond it.
+    if (is_scalar_constant(scale) && value.type() == side.type()) {
+      return {value, scale.constant_value().at(0)};
+    }
+  }
+  return {side};
+}
+
+// beta * z + alpha * x.y as Gemm, from a sum or difference of a Dot22 output read once and a
+// term, either possibly scaled by a constant: Gemm applies both factors and the sign inside the
+// product's pass, where the elementwise form reads and writes the whole product again.
+Replacements gemm_from_scaled_sum(const FunctionGraph& graph, ApplyNode& node) {
   static const OpDef& dot22 = op_def("Dot22");
   static const OpDef& gemm = op_def("Gemm");
+  static const OpDef& sub = op_def("Sub");
   if (node.num_inputs() != 2) return {};
+  const bool difference = &node.op() == &sub;
   for (int side = 0; side < 2; ++side) {
-    const Variable& product = node.input(side);
-    const Variable& term = node.input(1 - side);
-    const ApplyNode* producer = producer_of(product, dot22);
-    if (producer == nullptr || !read_once(graph, product) || product == term) continue;
-    if (!term_fits_product(term, product)) continue;
-    return {ApplyNode::create(gemm, {term, producer->input(0), producer->input(1)},
-                              Attrs{{"alpha", 1.0}, {"beta", 1.0}}, node.provenance())
-                ->output(0)};
+    const ScaledTerm product = scaled_term(graph, node.input(side));
+    const ScaledTerm term = scaled_term(graph, node.input(1 - side));
+    const ApplyNode* producer = producer_of(product.value, dot22);
+    if (producer == nullptr || !read_once(graph, product.value) || product.value == term.value) {
+      continue;
+    }
+    if (!term_fits_product(term.value, product.value)) continue;
+    double alpha = product.scale;
+    double beta = term.scale;
+    // A zero factor drops its side from Gemm's sum, where 0 * inf in the elementwise form is NaN.
+    if (alpha == 0.0 || beta == 0.0) continue;
+    if (difference) (side == 0 ? beta : alpha) *= -1.0;
+    const Variable result =
+        ApplyNode::create(gemm, {term.value, producer->input(0), producer->input(1)},
+                          Attrs{{"alpha", alpha}, {"beta", beta}},
+                          gemm_provenance(*producer, node))
+            ->output(0);
+    if (!(result.type() == node.output(0).type())) continue;
+    return {result};
   }
   return {};
 }
@@ -112,7 +168,8 @@ Replacements gemm_through_row_split(const FunctionGraph& graph, ApplyNode& node)
     const Variable row = as_bias_row(term, n);
     if (!row.defined()) continue;
     const Variable sum = ApplyNode::create(gemm, {row, producer->input(0), producer->input(1)},
-                                           Attrs{{"alpha", 1.0}, {"beta", 1.0}}, node.provenance())
+                                           Attrs{{"alpha", 1.0}, {"beta", 1.0}},
+                                           gemm_provenance(*producer, node))
                              ->output(0);
     std::vector<Variable> reshape_inputs = reshape_node->inputs();
     reshape_inputs[0] = sum;
@@ -224,7 +281,7 @@ Replacements fuse_gemm_gelu(const FunctionGraph& graph, ApplyNode& node) {
 
 std::vector<LocalRule> blas_rules() {
   return {{"dot_to_dot22", {&op_def("Dot")}, dot_to_dot22},
-          {"gemm_from_dot22_add", {&op_def("Add")}, gemm_from_dot22_add},
+          {"gemm_from_scaled_sum", {&op_def("Add"), &op_def("Sub")}, gemm_from_scaled_sum},
           {"gemm_through_row_split", {&op_def("Add")}, gemm_through_row_split},
           {"transpose_through_dot22", {&op_def("DimShuffle")}, transpose_through_dot22},
           {"fuse_gemm_gelu", {&op_def("Mul")}, fuse_gemm_gelu}};

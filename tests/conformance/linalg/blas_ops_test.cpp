@@ -248,6 +248,30 @@ TEST(Gemm, ChangingWeightsWithATransposedAddendMatchReference) {
   }
 }
 
+// Column-major weights that change from call to call (a trained Linear layer's W^T) run on
+// oneDNN's matmul reading them as they are from 16 rows on, and on dnnl_sgemm below; both, with
+// a bias row, a full addend or none, match the reference.
+TEST(Gemm, ChangingColumnMajorWeightsMatchReference) {
+  Variable x = matrix(DType::Float32, "x");
+  Variable w = matrix(DType::Float32, "w");
+  Variable bias = vector(DType::Float32, "bias");
+  Variable z = matrix(DType::Float32, "z");
+  const std::vector<Variable> outputs{gemm(bias, x, transpose(w), 1.0, 1.0),
+                                      gemm(z, x, transpose(w), 1.0, 1.0),
+                                      gemm(z, x, transpose(w), 1.0, 0.0)};
+  for (std::int64_t m : {40, 16, 15, 3}) {
+    SCOPED_TRACE(m);
+    const int seed = 60 + static_cast<int>(m);
+    EXPECT_TRUE(
+        testing::fast_matches_reference({x, w, bias, z}, outputs,
+                                        {testing::random_tensor(DType::Float32, {m, 33}, seed),
+                                         testing::random_tensor(DType::Float32, {21, 33}, seed + 1),
+                                         testing::random_tensor(DType::Float32, {21}, seed + 2),
+                                         testing::random_tensor(DType::Float32, {m, 21}, seed + 3)},
+                                        1e-4, 1e-5));
+  }
+}
+
 // Shared weights change between calls (updates), so they are never packed once and kept.
 TEST(Gemm, SharedWeightsAreReadOnEveryCall) {
   const Variable w = shared(testing::random_tensor(DType::Float32, {40, 70}, 24), "w");

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The BLAS rewrite rules: Dot -> Dot22 and Dot22 + add -> Gemm, checked on the op names of the
-// compiled graph and on values against reference kernels.
+// The BLAS rewrite rules: Dot -> Dot22 and Dot22 plus or minus a scaled term -> Gemm, checked on
+// the op names of the compiled graph and on values against reference kernels.
 #include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
 
 #include "support/test_util.h"
 
@@ -53,20 +56,104 @@ TEST(BlasRewrite, BiasOnTheLeftAndFullMatrixTermAlsoFuse) {
   EXPECT_TRUE(testing::fast_matches_reference({x, w, z}, {z + dot(x, w)}, values, 1e-12, 1e-12));
 }
 
-TEST(BlasRewrite, GemmKeepsTheAddsProvenance) {
+// The Gemm points at the product's line (most of its work) and names both user ops.
+TEST(BlasRewrite, GemmNamesTheProductAndTheAdd) {
   Variable x = matrix(DType::Float32, "x");
   Variable w = matrix(DType::Float32, "W");
   Variable b = vector(DType::Float32, "b");
-  Variable h = dot(x, w) + b;
-  const Provenance expected = h.owner()->provenance();
+  Variable product = dot(x, w);
+  Variable h = product + b;
+  const Provenance from_product = product.owner()->provenance();
+  const Provenance from_add = h.owner()->provenance();
+  ASSERT_NE(from_product.site.line, from_add.site.line);
   Function f = function({x, w, b}, {h});
   for (const ApplyNode* node : f.graph().toposort()) {
     if (node->op().name != "Gemm") continue;
-    EXPECT_EQ(node->provenance().site.line, expected.site.line);
-    EXPECT_EQ(node->provenance().user_op, expected.user_op);
+    EXPECT_EQ(node->provenance().site.line, from_product.site.line);
+    EXPECT_EQ(node->provenance().user_op, from_product.user_op + " + " + from_add.user_op);
     return;
   }
   FAIL() << "no Gemm in the compiled graph";
+}
+
+// The only Gemm node of `f`, or null.
+const ApplyNode* only_gemm(const Function& f) {
+  const ApplyNode* found = nullptr;
+  for (const ApplyNode* node : f.graph().toposort()) {
+    if (node->op().name != "Gemm") continue;
+    if (found != nullptr) return nullptr;
+    found = node;
+  }
+  return found;
+}
+
+// Sums and differences of a product and a term, each side possibly scaled by a constant (SGD's
+// momentum update of a weight gradient among them), become one Gemm with the factors and the
+// sign as alpha and beta, and compute what the elementwise form computes.
+TEST(BlasRewrite, ScaledSumsAndDifferencesBecomeGemm) {
+  struct Case {
+    std::string name;
+    std::function<Variable(const Variable& v, const Variable& product)> build;
+    double alpha, beta;
+  };
+  const std::vector<Case> cases = {
+      {"momentum", [](const Variable& v, const Variable& p) { return 0.9 * v - 0.01 * p; },
+       -0.01, 0.9},
+      {"factors after", [](const Variable& v, const Variable& p) { return v * 0.9 - p * 0.01; },
+       -0.01, 0.9},
+      {"scaled product plus", [](const Variable& v, const Variable& p) { return p * 2.0 + v; },
+       2.0, 1.0},
+      {"term minus product", [](const Variable& v, const Variable& p) { return v - p; }, -1.0,
+       1.0},
+      {"product minus scaled term",
+       [](const Variable& v, const Variable& p) { return p - 0.5 * v; }, 1.0, -0.5}};
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(c.name + (dtype == DType::Float32 ? " float32" : " float64"));
+      Variable x = matrix(dtype, "x");
+      Variable g = matrix(dtype, "g");
+      Variable v = matrix(dtype, "v");
+      const Variable y = c.build(v, dot(transpose(x), g));
+      Function f = function({x, g, v}, {y});
+      const std::vector<std::string> names = op_names(f);
+      for (const char* gone : {"Dot", "Dot22", "Add", "Sub", "Mul"}) {
+        EXPECT_FALSE(contains(names, gone)) << gone;
+      }
+      const ApplyNode* gemm_node = only_gemm(f);
+      ASSERT_NE(gemm_node, nullptr);
+      EXPECT_NEAR(gemm_node->attrs().get_double("alpha"), c.alpha, 1e-7);
+      EXPECT_NEAR(gemm_node->attrs().get_double("beta"), c.beta, 1e-7);
+      const std::vector<Tensor> values = {testing::random_tensor(dtype, {9, 5}, 1),
+                                          testing::random_tensor(dtype, {9, 7}, 2),
+                                          testing::random_tensor(dtype, {5, 7}, 3)};
+      const double tolerance = dtype == DType::Float32 ? 1e-5 : 1e-12;
+      FunctionOptions unrewritten;
+      unrewritten.excluded_rewrites = {"gemm_from_scaled_sum"};
+      Function plain = function({x, g, v}, {y}, {}, unrewritten);
+      EXPECT_FALSE(contains(op_names(plain), "Gemm"));
+      EXPECT_TRUE(testing::all_close(f(values)[0], plain(values)[0], tolerance, tolerance));
+      EXPECT_TRUE(testing::fast_matches_reference({x, g, v}, {y}, values, tolerance, tolerance));
+    }
+  }
+}
+
+// A scale that is not a constant, a scaled product that is read twice, and a zero factor (whose
+// 0 * inf the elementwise form turns into NaN) leave the elementwise form.
+TEST(BlasRewrite, ScaledSumsThatGemmCannotExpressStay) {
+  Variable x = matrix(DType::Float32, "x");
+  Variable w = matrix(DType::Float32, "W");
+  Variable z = matrix(DType::Float32, "z");
+  Variable rate = scalar(DType::Float32, "rate");
+  const Variable product = dot(x, w);
+  EXPECT_FALSE(contains(op_names(function({x, w, z, rate}, {z - rate * product})), "Gemm"));
+  const Variable scaled = 0.5 * product;
+  EXPECT_FALSE(contains(op_names(function({x, w, z}, {z + scaled, scaled})), "Gemm"));
+  const Variable with_zero = 0.0 * z + product;
+  Function f = function({x, w, z}, {with_zero});
+  EXPECT_FALSE(contains(op_names(f), "Gemm"));
+  const Tensor inf = Tensor::full(DType::Float32, {2, 2}, std::numeric_limits<double>::infinity());
+  const Tensor ones = Tensor::full(DType::Float32, {2, 2}, 1.0);
+  EXPECT_TRUE(std::isnan(f({ones, ones, inf})[0].at(0)));
 }
 
 TEST(BlasRewrite, SharedProductStaysDot22) {

@@ -47,7 +47,7 @@ TEST(OptimizerProfile, CompileRecordCarriesEveryRewrite) {
       // One Dot becomes a Dot22 ...
       {"dot_to_dot22", 1000, 1, 1, 1, 1},
       // ... and of the two adds, the one of the product becomes Gemm (the add and Dot22 leave).
-      {"gemm_from_dot22_add", 2000, 2, 1, 1, 2},
+      {"gemm_from_scaled_sum", 2000, 2, 1, 1, 2},
       // The other add, of two exps, has no reshaped product to take.
       {"gemm_through_row_split", 1000, 1, 0, 0, 0},
       // No DimShuffle: the transpose rule is never tried.

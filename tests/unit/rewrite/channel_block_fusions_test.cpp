@@ -286,7 +286,7 @@ TEST(ChannelBlockFusions, RunOnlyAfterUseChannelBlocks) {
                                                 "keep_last_steps_only:0",
                                                 "push_out_accumulated_products:0",
                                                 "dot_to_dot22:0",
-                                                "gemm_from_dot22_add:0",
+                                                "gemm_from_scaled_sum:0",
                                                 "gemm_through_row_split:0",
                                                 "transpose_through_dot22:0",
                                                 "fuse_gemm_gelu:0",
@@ -311,7 +311,7 @@ TEST(ChannelBlockFusions, RunOnlyAfterUseChannelBlocks) {
       (std::vector<std::string>{
           "merge_duplicate_nodes:0", "hoist_loop_invariants:0", "merge_sibling_loops:0",
           "push_out_sequence_work:0", "keep_last_steps_only:0", "push_out_accumulated_products:0",
-          "dot_to_dot22:0", "gemm_from_dot22_add:0", "gemm_through_row_split:0",
+          "dot_to_dot22:0", "gemm_from_scaled_sum:0", "gemm_through_row_split:0",
           "transpose_through_dot22:0", "fuse_gemm_gelu:0", "crop_idle_kernel_taps:0",
           "pool_before_pointwise_conv:0", "specialize_pow:0", "fuse_clamps:0", "fuse_layer_norms:0",
           "fuse_elementwise:1", "fold_constant_layouts:0", "use_inplace:1"}));
