@@ -339,6 +339,12 @@ void run_parts_of(RecurrentDnnlState& s) {
       },
       &job);
 }
+
+// Whether run_recurrent_dnnl runs a node of `cell` with this input dtype and these attrs.
+bool runs_on_dnnl(CellKind cell, DType dtype, const Attrs& attrs) {
+  const RecurrentLayout layout = recurrent_layout(cell, attrs);
+  return dtype == DType::Float32 && layout.peepholes < 0 && layout.lengths < 0;
+}
 }  // namespace
 
 int recurrent_batch_parts(int gates,
@@ -349,11 +355,6 @@ int recurrent_batch_parts(int gates,
                           int threads) {
   return batch_parts(gates, {.steps = steps, .batch = batch, .input = input, .hidden = hidden},
                      threads);
-}
-
-bool runs_on_dnnl(CellKind cell, DType dtype, const Attrs& attrs) {
-  const RecurrentLayout layout = recurrent_layout(cell, attrs);
-  return dtype == DType::Float32 && layout.peepholes < 0 && layout.lengths < 0;
 }
 
 bool run_recurrent_dnnl(KernelContext& ctx, const DnnlCell& cell) {

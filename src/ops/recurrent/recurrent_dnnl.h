@@ -49,7 +49,4 @@ struct DnnlCell {
 /// the caller runs the BLAS loops.
 [[nodiscard]] bool run_recurrent_dnnl(KernelContext& ctx, const DnnlCell& cell);
 
-/// Whether run_recurrent_dnnl runs a node of `cell` with this input dtype and these attrs.
-[[nodiscard]] bool runs_on_dnnl(CellKind cell, DType dtype, const Attrs& attrs);
-
 }  // namespace tscope::ops::detail
