@@ -18,7 +18,7 @@ import torch
 import training_models
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tests", "onnx"))
-from check_training_step import float_initializers  # noqa: E402
+from check_training_step import float_initializers, one_step_command  # noqa: E402
 
 # The step is compared, not the weight (a step is small next to its weight, whose float32 rounding
 # alone is about 1e-7 of the weight), with a float64 step of PyTorch's. Both float32 steps differ
@@ -77,12 +77,9 @@ def check_model(name, tscope, work):
     torch32, torch32_by_shape = state_after_step(name, torch.float32)
 
     trained_path = os.path.join(work, f"{name}.trained.onnx")
-    command = [tscope, "profile", model_path, "--train", "--steps", "1", "--warmup", "0",
-               "--loss", "xent", "--lr", str(training_models.LEARNING_RATE),
-               "--momentum", str(training_models.MOMENTUM), "--threads", "1",
-               "--labels", os.path.join(work, f"{name}.labels.npy"),
-               "--input-data", "input=" + os.path.join(work, f"{name}.input.npy"),
-               "--save-model", trained_path]
+    command = one_step_command(tscope, model_path, os.path.join(work, f"{name}.input.npy"),
+                               os.path.join(work, f"{name}.labels.npy"), trained_path,
+                               training_models.LEARNING_RATE, training_models.MOMENTUM)
     run = subprocess.run(command, capture_output=True, text=True)
     if run.returncode != 0:
         return False, f"tscope exited with {run.returncode}: {run.stderr.strip()[-1000:]}"

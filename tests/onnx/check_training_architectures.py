@@ -26,7 +26,7 @@ import time
 
 import numpy
 
-from check_training_step import fields
+from check_training_step import float_initializers, one_step_command
 
 LEARNING_RATE = 0.01
 MOMENTUM = 0.9
@@ -43,30 +43,6 @@ ARCHITECTURES = ("resnet18", "resnext50_32x4d", "densenet121", "mobilenet_v2",
                  "mnasnet0_5", "googlenet", "convnext_tiny", "squeezenet1_1", "alexnet:224")
 # Auxiliary classifiers make the training forward return a tuple; the export has one output.
 OPTIONS = {"googlenet": {"aux_logits": False, "init_weights": True}}
-
-
-def float64_initializers(path):
-    """name -> float64 array of every raw-data double initializer of an ONNX model file."""
-    tensors = {}
-    for field, graph in fields(open(path, "rb").read()):
-        if field != 7:  # ModelProto.graph
-            continue
-        for graph_field, initializer in fields(graph):
-            if graph_field != 5:  # GraphProto.initializer
-                continue
-            name, dims, data_type, raw = "", [], 0, None
-            for tensor_field, value in fields(initializer):
-                if tensor_field == 1:
-                    dims.append(value)
-                elif tensor_field == 2:
-                    data_type = value
-                elif tensor_field == 8:
-                    name = value.decode()
-                elif tensor_field == 9:
-                    raw = value
-            if data_type == 11 and raw is not None:  # DOUBLE
-                tensors[name] = numpy.frombuffer(raw, dtype="<f8").reshape(dims)
-    return tensors
 
 
 def deterministic_distinct(torch, torchvision, module):
@@ -105,11 +81,9 @@ def check(torch, torchvision, tscope, work, spec):
     numpy.save(os.path.join(work, f"{name}.input.npy"), batch.numpy())
     numpy.save(os.path.join(work, f"{name}.labels.npy"), labels.numpy().astype(numpy.int64))
     trained_path = os.path.join(work, f"{name}.trained.onnx")
-    command = [tscope, "profile", model_path, "--train", "--steps", "1", "--warmup", "0",
-               "--loss", "xent", "--lr", str(LEARNING_RATE), "--momentum", str(MOMENTUM),
-               "--labels", os.path.join(work, f"{name}.labels.npy"),
-               "--input-data", "input=" + os.path.join(work, f"{name}.input.npy"),
-               "--save-model", trained_path]
+    command = one_step_command(tscope, model_path, os.path.join(work, f"{name}.input.npy"),
+                               os.path.join(work, f"{name}.labels.npy"), trained_path,
+                               LEARNING_RATE, MOMENTUM)
     run = subprocess.run(command, capture_output=True, text=True)
     if run.returncode != 0:
         return False, f"tscope exited with {run.returncode}: {run.stderr.strip()[-1000:]}"
@@ -120,7 +94,7 @@ def check(torch, torchvision, tscope, work, spec):
     optimizer.step()
     expected = {key: value.detach().numpy() for key, value in module.state_dict().items()}
 
-    trained = float64_initializers(trained_path)
+    trained = float_initializers(trained_path)
     steps = {key: float(numpy.max(numpy.abs(value - initial[key])))
              for key, value in expected.items() if value.dtype == numpy.float64}
     # A step this far below the largest is rounding of a gradient that is zero in exact

@@ -6,7 +6,7 @@ weights and batch-norm running averages must agree within 1e-4 of each tensor's 
 Usage: python3 check_training_step.py TSCOPE WORK_DIR
 Exits 77 (CTest's skip) when torch cannot be imported (1 with TSCOPE_TEST_REQUIRE_TORCH=1, as the
 zoo tier sets), 1 on a mismatch. The saved model is read without the onnx package (a protobuf
-walk over its initializers, raw float32 data as tscope writes them).
+walk over its initializers, raw float32 or float64 data as tscope writes them).
 """
 import os
 import subprocess
@@ -42,8 +42,17 @@ def fields(data):
         yield field, value
 
 
+def one_step_command(tscope, model, batch, labels, trained, learning_rate, momentum):
+    """`tscope profile --train` taking one step of `model` (one thread) on the .npy batch of its
+    input `input` and labels, and saving the trained model to `trained`."""
+    return [tscope, "profile", model, "--train", "--steps", "1", "--warmup", "0", "--loss", "xent",
+            "--lr", str(learning_rate), "--momentum", str(momentum), "--threads", "1",
+            "--labels", labels, "--input-data", "input=" + batch, "--save-model", trained]
+
+
 def float_initializers(path):
-    """name -> float32 array of every raw-data float initializer of an ONNX model file."""
+    """name -> array of every raw-data float32 (as float32) or float64 (as float64) initializer
+    of an ONNX model file."""
     tensors = {}
     model = open(path, "rb").read()
     for field, graph in fields(model):
@@ -62,8 +71,9 @@ def float_initializers(path):
                     name = value.decode()
                 elif tensor_field == 9:
                     raw = value
-            if data_type == 1 and raw is not None:  # FLOAT
-                tensors[name] = numpy.frombuffer(raw, dtype="<f4").reshape(dims)
+            if data_type in (1, 11) and raw is not None:  # FLOAT, DOUBLE
+                dtype = "<f4" if data_type == 1 else "<f8"
+                tensors[name] = numpy.frombuffer(raw, dtype=dtype).reshape(dims)
     return tensors
 
 
@@ -109,11 +119,9 @@ def main():
     expected = {name: value.detach().numpy() for name, value in model.state_dict().items()}
 
     trained_path = os.path.join(work, "mlp_bn_trained.onnx")
-    command = [tscope, "profile", model_path, "--train", "--steps", "1", "--warmup", "0",
-               "--loss", "xent", "--lr", str(LEARNING_RATE), "--momentum", str(MOMENTUM),
-               "--labels", os.path.join(work, "labels.npy"), "--threads", "1",
-               "--input-data", "input=" + os.path.join(work, "input.npy"),
-               "--save-model", trained_path]
+    command = one_step_command(tscope, model_path, os.path.join(work, "input.npy"),
+                               os.path.join(work, "labels.npy"), trained_path, LEARNING_RATE,
+                               MOMENTUM)
     run = subprocess.run(command, capture_output=True, text=True)
     if run.returncode != 0:
         print(run.stdout[-2000:], run.stderr, sep="\n")
