@@ -26,7 +26,7 @@ import time
 
 import numpy
 
-from check_training_step import float_initializers, one_step_command
+from check_training_step import float_initializers, import_modules, one_step_command
 
 LEARNING_RATE = 0.01
 MOMENTUM = 0.9
@@ -129,15 +129,10 @@ def main():
         return 2
     tscope, work = sys.argv[1], sys.argv[2]
     specs = sys.argv[3].split(",") if len(sys.argv) == 4 else ARCHITECTURES
-    try:
-        import torch
-        import torchvision
-    except ImportError as error:
-        if os.environ.get("TSCOPE_TEST_REQUIRE_TORCH") == "1":
-            print(f"torch or torchvision cannot be imported: {error}")
-            return 1
-        print("skipped: torch or torchvision cannot be imported")
-        return 77
+    modules, status = import_modules("torch", "torchvision")
+    if modules is None:
+        return status
+    torch, torchvision = modules
     os.makedirs(work, exist_ok=True)
     torch.set_num_threads(1)
     status = 0

@@ -8,6 +8,7 @@ Exits 77 (CTest's skip) when torch cannot be imported (1 with TSCOPE_TEST_REQUIR
 zoo tier sets), 1 on a mismatch. The saved model is read without the onnx package (a protobuf
 walk over its initializers, raw float32 or float64 data as tscope writes them).
 """
+import importlib
 import os
 import subprocess
 import sys
@@ -40,6 +41,20 @@ def fields(data):
         else:
             raise ValueError(f"unexpected protobuf wire type {wire}")
         yield field, value
+
+
+def import_modules(*names):
+    """(modules, None) with the modules `names` imported, or (None, exit code) when one cannot be
+    imported: 77, CTest's skip, or 1 with TSCOPE_TEST_REQUIRE_TORCH=1 (the zoo tier installs
+    torch, so a skip there is a failure)."""
+    try:
+        return [importlib.import_module(name) for name in names], None
+    except ImportError as error:
+        if os.environ.get("TSCOPE_TEST_REQUIRE_TORCH") == "1":
+            print(f"{' or '.join(names)} cannot be imported: {error}")
+            return None, 1
+        print(f"skipped: {' or '.join(names)} cannot be imported")
+        return None, 77
 
 
 def one_step_command(tscope, model, batch, labels, trained, learning_rate, momentum):
@@ -82,15 +97,10 @@ def main():
         print(__doc__)
         return 2
     tscope, work = sys.argv[1], sys.argv[2]
-    try:
-        import torch
-    except ImportError as error:
-        # The zoo tier installs torch and sets TSCOPE_TEST_REQUIRE_TORCH: a skip there is a failure.
-        if os.environ.get("TSCOPE_TEST_REQUIRE_TORCH") == "1":
-            print(f"torch cannot be imported: {error}")
-            return 1
-        print("skipped: torch cannot be imported")
-        return 77
+    modules, status = import_modules("torch")
+    if modules is None:
+        return status
+    (torch,) = modules
     os.makedirs(work, exist_ok=True)
     torch.manual_seed(0)
     torch.set_num_threads(1)
