@@ -2,6 +2,8 @@
 // Mean over axes, and MeanGrad, its gradient: g / count broadcast back to the input's shape. A
 // dedicated gradient op because the count is known only at run time when dims are symbolic.
 #include <algorithm>
+#include <array>
+#include <type_traits>
 
 #include "reduce_common.h"
 #include "tscope/graph/apply.h"
@@ -89,6 +91,81 @@ void compute_mean_grad(KernelContext& ctx) {
   });
 }
 
+// g's strides over x's axes: 0 along the reduced ones, g's own stride along the others.
+Dims grad_strides_over_input(const Tensor& g, int rank, const std::vector<int>& axes,
+                             bool keepdims) {
+  Dims strides = Dims::filled(rank, 0);
+  int g_axis = 0;
+  for (int axis = 0; axis < rank; ++axis) {
+    const bool reduced = std::ranges::find(axes, axis) != axes.end();
+    if (!reduced) strides[axis] = g.strides()[g_axis];
+    if (!reduced || keepdims) ++g_axis;
+  }
+  return strides;
+}
+
+// Fast path: the output in memory order, in runs over the trailing axes that share g's stride
+// pattern: all reduced (a run of one value, the global average pool's gradient) or all kept and
+// dense in g (a scaled copy of g's row); an odometer over the leading axes moves g's offset.
+void compute_mean_grad_fast(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& g = ctx.input(1);
+  if (g.dtype() != DType::Float32 && g.dtype() != DType::Float64) {
+    compute_mean_grad(ctx);
+    return;
+  }
+  const std::vector<int> axes = detail::reduced_axes(*ctx.attrs, x.rank());
+  const bool keepdims = ctx.attrs->get_bool_or("keepdims", false);
+  Tensor& out = ctx.allocate_output(0, g.dtype(), x.shape());
+  if (out.numel() == 0) return;
+  const int rank = x.rank();
+  const Dims strides = grad_strides_over_input(g, rank, axes, keepdims);
+  // The run: trailing axes all reduced, or all kept with g dense along them.
+  std::int64_t run = 1;
+  std::int64_t run_stride = 0;
+  int lead = rank;
+  if (rank > 0) {
+    const bool reduced_tail = strides[rank - 1] == 0;
+    std::int64_t dense = 1;
+    while (lead > 0) {
+      const int axis = lead - 1;
+      const bool fits = reduced_tail ? strides[axis] == 0 : strides[axis] == dense;
+      if (!fits) break;
+      run *= x.shape()[axis];
+      dense *= x.shape()[axis];
+      --lead;
+    }
+    run_stride = reduced_tail ? 0 : 1;
+  }
+  const double scale = 1.0 / static_cast<double>(detail::reduced_count(x.shape(), axes));
+  visit_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      const T* grad = static_cast<const T*>(g.raw_data());
+      T* data = static_cast<T*>(out.raw_data());
+      const T factor = static_cast<T>(scale);
+      std::array<std::int64_t, kMaxRank> index{};
+      std::int64_t offset = 0;
+      for (std::int64_t start = 0; start < out.numel(); start += run) {
+        T* row = data + start;
+        if (run_stride == 0) {
+          std::fill_n(row, run, static_cast<T>(grad[offset] * factor));
+        } else {
+          for (std::int64_t i = 0; i < run; ++i) row[i] = grad[offset + i] * factor;
+        }
+        // Next index of the leading axes, last fastest.
+        for (int axis = lead - 1; axis >= 0; --axis) {
+          const auto a = static_cast<std::size_t>(axis);
+          offset += strides[axis];
+          if (++index[a] < x.shape()[axis]) break;
+          offset -= strides[axis] * index[a];
+          index[a] = 0;
+        }
+      }
+    }
+  });
+}
+
 std::vector<Variable> pullback_mean_grad(const PullbackContext& ctx) {
   // Linear in g: the adjoint of "broadcast and divide" is "mean over the same axes".
   Variable result = mean(ctx.output_grads[0], ctx.attrs.get_ints("axes"),
@@ -121,6 +198,7 @@ void register_mean_grad(OpRegistry& registry) {
                 .num_inputs = 2,
                 .infer = infer_mean_grad,
                 .reference = {"ref", compute_mean_grad},
+                .fast = {"cpu", compute_mean_grad_fast},
                 .pullback = pullback_mean_grad,
                 .cost = detail::reduce_cost,
                 .print = print_mean_grad});

@@ -9,6 +9,8 @@
 #include <ostream>
 
 #include "support/test_util.h"
+#include "tscope/graph/apply.h"
+#include "tscope/graph/op_registry.h"
 
 namespace tscope {
 namespace {
@@ -61,6 +63,27 @@ TEST_P(ReduceOps, GradientsMatchFiniteDifferences) {
   }
 }
 
+// MeanGrad, mean's gradient: the fast kernel (runs of one value where the trailing axes are
+// reduced, scaled rows of g where they are kept) against the reference, with g contiguous and
+// strided.
+TEST_P(ReduceOps, MeanGradientFastMatchesReference) {
+  const ReduceCase& c = GetParam();
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    SCOPED_TRACE(std::string(dtype_name(dtype)));
+    Variable x = tensor(dtype, c.shape, "x");
+    const Variable reduced = mean(x, c.axes, c.keepdims);
+    Variable g = tensor(dtype, reduced.type().dims, "g");
+    const Variable gradient = apply_op1(op_def("MeanGrad"), {x, g}, reduced.owner()->attrs(),
+                                        std::source_location::current());
+    const Tensor x_value = random_tensor(dtype, c.shape, 13);
+    const Tensor g_value = random_tensor(dtype, reduced.type().dims, 14);
+    EXPECT_TRUE(fast_matches_reference({x, g}, {gradient}, {x_value, g_value}, 1e-6, 1e-7));
+    EXPECT_TRUE(fast_matches_reference({x, g}, {gradient},
+                                       {x_value, testing::non_contiguous_copy(g_value)}, 1e-6,
+                                       1e-7));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Axes, ReduceOps,
                          ::testing::Values(ReduceCase{"all_3x4", {3, 4}, {}, false},
                                            ReduceCase{"last_3x4", {3, 4}, {1}, false},
@@ -69,7 +92,10 @@ INSTANTIATE_TEST_SUITE_P(Axes, ReduceOps,
                                            ReduceCase{"outer_two_keep_2x3x4", {2, 3, 4}, {0, 2}, true},
                                            ReduceCase{"non_consecutive_2x3x4x5", {2, 3, 4, 5}, {0, 2}, false},
                                            ReduceCase{"negative_2x3", {2, 3}, {-1}, false},
-                                           ReduceCase{"scalar_rank0", {}, {}, false}),
+                                           ReduceCase{"scalar_rank0", {}, {}, false},
+                                           // A global average pool (squeeze-excitation).
+                                           ReduceCase{"pool_keep_2x3x4x5", {2, 3, 4, 5}, {2, 3}, true},
+                                           ReduceCase{"leading_2x3x4", {2, 3, 4}, {0}, false}),
                          [](const auto& info) { return info.param.name; });
 
 TEST(ReduceOps, NonConsecutiveAxesOfLargeStridedInput) {
