@@ -23,7 +23,9 @@ py::list named(const std::vector<onnx::NamedVariable>& values) {
 
 py::list update_pairs(const std::vector<Update>& updates) {
   py::list result;
-  for (const Update& update : updates) result.append(py::make_tuple(update.shared, update.new_value));
+  for (const Update& update : updates) {
+    result.append(py::make_tuple(update.shared, update.new_value));
+  }
   return result;
 }
 
@@ -61,12 +63,14 @@ void bind_onnx(py::module_& module) {
     return result;
   }, py::arg("path"), py::arg("input_dims"), py::arg("initializers_as_constants"),
      py::arg("trainable"), py::arg("random_seed"));
-  module.def("write_trained_onnx", [](const std::string& source,
-                                      const std::vector<std::pair<std::string, Variable>>& initializers,
+  using NamedValues = std::vector<std::pair<std::string, Variable>>;
+  module.def("write_trained_onnx", [](const std::string& source, const NamedValues& initializers,
                                       const std::string& destination) {
     onnx::ImportedModel model;
     model.source = source;
-    for (const auto& [name, variable] : initializers) model.initializers.push_back({name, variable});
+    for (const auto& [name, variable] : initializers) {
+      model.initializers.push_back({name, variable});
+    }
     py::gil_scoped_release no_gil;
     onnx::write_trained_model(model, destination);
   }, py::arg("source"), py::arg("initializers"), py::arg("destination"),

@@ -10,6 +10,7 @@
 #include "conv_dnnl.h"
 #include "conv_geometry.h"
 #include "conv_nodes.h"
+#include "depthwise_grad_weights.h"
 #include "reference_loops.h"
 #include "tscope/graph/apply.h"
 #include "tscope/graph/op_registry.h"
@@ -64,6 +65,12 @@ void compute_conv_grad_weights_dnnl(KernelContext& ctx) {
   const Tensor dy = ctx.input(1).contiguous();
   Tensor& dw = ctx.allocate_output(0, x.dtype(), geometry.weight_shape());
   const bool empty = dw.numel() == 0 || x.numel() == 0 || dy.numel() == 0;
+  if (!empty && detail::uses_depthwise_grad_weights_2d(geometry)) {
+    detail::depthwise_grad_weights_2d(geometry, static_cast<const float*>(x.raw_data()),
+                                      static_cast<const float*>(dy.raw_data()),
+                                      static_cast<float*>(dw.raw_data()));
+    return;
+  }
   if (empty ||
       !detail::run_conv_dnnl(ctx, detail::ConvDirection::BackwardWeights, geometry, x, dw, dy)) {
     compute_conv_grad_weights_reference(ctx);
@@ -72,6 +79,19 @@ void compute_conv_grad_weights_dnnl(KernelContext& ctx) {
 
 bool conv_grad_weights_dnnl_accepts(std::span<const Variable> inputs, const Attrs&) {
   return detail::inputs_are_float32(inputs, {0, 1});
+}
+
+// "cpu" for the depthwise weight gradients that run this project's loops
+// (depthwise_grad_weights.h), when the types tell; "dnnl" for the rest.
+std::string_view conv_grad_weights_label(std::span<const Variable> inputs, const Attrs& attrs) {
+  const Variable& shape = inputs[2];
+  if (shape.kind() != VariableKind::Constant) return "dnnl";
+  const std::vector<double> w = shape.constant_value().to_doubles();
+  const Dims& x = inputs[0].type().dims;
+  if (w.size() != 4 || x.rank() != 4) return "dnnl";
+  const std::int64_t groups = attrs.get_int("groups");
+  const bool depthwise = groups == x[1] && static_cast<std::int64_t>(w[0]) == groups && w[1] == 1;
+  return depthwise && w[2] * w[3] > 9 ? "cpu" : "dnnl";
 }
 
 // <k, ConvGradW(x, dy)> = <Conv(x, k), dy>: the derivative in dy is Conv(x, k), in x ConvGradI.
@@ -107,7 +127,8 @@ void register_conv_grad_weights(OpRegistry& registry) {
                 .num_inputs = 3,
                 .infer = infer_conv_grad_weights,
                 .reference = {"ref", compute_conv_grad_weights_reference},
-                .fast = {"dnnl", compute_conv_grad_weights_dnnl, conv_grad_weights_dnnl_accepts},
+                .fast = {"dnnl", compute_conv_grad_weights_dnnl, conv_grad_weights_dnnl_accepts,
+                         conv_grad_weights_label},
                 .pullback = pullback_conv_grad_weights,
                 .cost = conv_grad_weights_cost,
                 .print = [](const OpDef&, const Attrs& attrs) {

@@ -32,6 +32,15 @@ std::vector<ConvCase> conv_cases() {
        {.strides = {2, 3}, .padding = P::symmetric({1, 1}), .dilations = {2, 1}}},
       {"groups2", {2, 4, 6, 6}, {6, 2, 3, 3}, {.padding = P::symmetric({1, 1}), .groups = 2}},
       {"depthwise", {1, 3, 5, 5}, {3, 1, 3, 3}, {.padding = P::same(), .groups = 3}},
+      // Depthwise windows above 3x3, whose weight gradient runs this project's loops
+      // (depthwise_grad_weights.h): strides, dilations, asymmetric pads, taps that meet only
+      // padding on some rows or columns.
+      {"depthwise_5x5_same", {2, 5, 9, 8}, {5, 1, 5, 5}, {.padding = P::same(), .groups = 5}},
+      {"depthwise_7x7_stride_dilation", {2, 4, 15, 13}, {4, 1, 7, 7},
+       {.strides = {2, 1}, .padding = P::symmetric({3, 2}), .dilations = {1, 2}, .groups = 4}},
+      {"depthwise_5x5_asymmetric_stride2", {1, 3, 10, 11}, {3, 1, 5, 5},
+       {.strides = {2, 2}, .padding = P::explicit_pads({2, 0}, {1, 2}), .groups = 3}},
+      {"depthwise_5x5_valid", {2, 2, 5, 6}, {2, 1, 5, 5}, {.groups = 2}},
       {"pointwise_stride2", {2, 3, 7, 7}, {8, 3, 1, 1}, {.strides = {2, 2}}},
       {"kernel_fills_input", {2, 2, 4, 4}, {3, 2, 4, 4}, {}},
       {"strided_drops_rows", {1, 2, 8, 7}, {2, 2, 3, 3}, {.strides = {3, 2}}},
@@ -74,7 +83,11 @@ TEST_P(ConvOps, DnnlMatchesReference) {
   EXPECT_TRUE(testing::fast_matches_reference({x, w, dy}, {y, dx, dw}, values, 1e-4, 1e-5));
   EXPECT_EQ(testing::impls_of({x, w, dy}, {y, dx, dw}, values, "Conv"), "dnnl");
   EXPECT_EQ(testing::impls_of({x, w, dy}, {y, dx, dw}, values, "ConvGradI"), "dnnl");
-  EXPECT_EQ(testing::impls_of({x, w, dy}, {y, dx, dw}, values, "ConvGradW"), "dnnl");
+  // oneDNN has no direct depthwise weight gradient above 3x3: those run this project's loops.
+  const bool own_loops = c.x.rank() == 4 && c.options.groups == c.x[1] && c.w[0] == c.x[1] &&
+                         c.w[1] == 1 && c.w[2] * c.w[3] > 9;
+  EXPECT_EQ(testing::impls_of({x, w, dy}, {y, dx, dw}, values, "ConvGradW"),
+            own_loops ? "cpu" : "dnnl");
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, ConvOps,
@@ -151,6 +164,22 @@ TEST(Conv, UnknownStaticDimsAndChangingShapesReuseNothingStale) {
       EXPECT_TRUE(testing::all_close(a[i], b[i], 1e-4, 1e-4)) << shape.to_string() << " output " << i;
     }
   }
+}
+
+// The depthwise weight gradient above 3x3 splits its channels between the threads: each thread
+// sums its own channels, so the result is the serial one bit for bit, and the reference's.
+TEST(Conv, DepthwiseWeightGradientSplitsChannelsBetweenThreads) {
+  const ConvOptions options{.padding = Padding::same(), .groups = 40};
+  Variable x = tensor(DType::Float32, {2, 40, 24, 24}, "x");
+  Variable dy = tensor(DType::Float32, {2, 40, 24, 24}, "dy");
+  const Variable dw = conv_grad_weights(x, dy, testing::shape_constant({40, 1, 7, 7}), options);
+  const std::vector<Tensor> values{testing::random_tensor(DType::Float32, {2, 40, 24, 24}, 61),
+                                   testing::random_tensor(DType::Float32, {2, 40, 24, 24}, 62)};
+  const std::vector<Tensor> serial = testing::run_graph({x, dy}, {dw}, values);
+  const threads::ScopedThreadCount two_threads(2);
+  const std::vector<Tensor> split = testing::run_graph({x, dy}, {dw}, values);
+  EXPECT_TRUE(testing::all_close(split[0], serial[0], 0.0, 0.0));
+  EXPECT_TRUE(testing::fast_matches_reference({x, dy}, {dw}, values, 1e-4, 1e-5));
 }
 
 TEST(Conv, Float64RunsTheReferenceKernels) {

@@ -94,7 +94,8 @@ INSTANTIATE_TEST_SUITE_P(Axes, ReduceOps,
                                            ReduceCase{"negative_2x3", {2, 3}, {-1}, false},
                                            ReduceCase{"scalar_rank0", {}, {}, false},
                                            // A global average pool (squeeze-excitation).
-                                           ReduceCase{"pool_keep_2x3x4x5", {2, 3, 4, 5}, {2, 3}, true},
+                                           ReduceCase{"pool_keep_2x3x4x5", {2, 3, 4, 5}, {2, 3},
+                                                      true},
                                            ReduceCase{"leading_2x3x4", {2, 3, 4}, {0}, false}),
                          [](const auto& info) { return info.param.name; });
 
