@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tscope/core/strided_copy.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -76,6 +77,14 @@ void copy_typed(const T* source, std::vector<Axis> axes, T* out) {
     const auto bytes = static_cast<std::size_t>(inner.extent) * sizeof(T);
     for_each_index(
         axes, [&](std::int64_t s, std::int64_t o) { std::memcpy(out + o, source + s, bytes); });
+    return;
+  }
+  if (inner.source_stride == 0) {
+    // A broadcast (an expanded value, a pool's gradient): runs of one value.
+    axes.pop_back();
+    for_each_index(axes, [&](std::int64_t s, std::int64_t o) {
+      std::fill_n(out + o, inner.extent, source[s]);
+    });
     return;
   }
   // A transpose: the outer axis the source steps through one element at a time pairs with the

@@ -3,10 +3,10 @@
 // Copying a strided view into contiguous memory (Tensor::clone of a transposed, sliced or
 // broadcast view; Reshape of such a view, in parts on the worker threads), at close to memory
 // speed. Axes that are contiguous with each other are merged first. Then, when the innermost axis
-// is contiguous in the source, each row is one memcpy; when another axis is (a transpose), the
-// copy walks 32 x 32 tiles of those two axes, so that both the reads and the writes of a tile
-// stay within a few cache lines per row; otherwise (a strided slice of a strided axis) it
-// gathers. The outer axes are walked with an odometer, without a division per element.
+// is contiguous in the source, each row is one memcpy; when it is broadcast (stride 0), each row
+// is a run of one value; when another axis is contiguous (a transpose), the copy walks 32 x 32
+// tiles of those two axes, so that both the reads and the writes of a tile stay within a few
+// cache lines per row; otherwise (a strided slice of a strided axis) it gathers. The outer axes are walked with an odometer, without a division per element.
 #include <cstddef>
 #include <cstdint>
 

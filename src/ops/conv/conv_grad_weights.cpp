@@ -65,7 +65,8 @@ void compute_conv_grad_weights_dnnl(KernelContext& ctx) {
   const Tensor dy = ctx.input(1).contiguous();
   Tensor& dw = ctx.allocate_output(0, x.dtype(), geometry.weight_shape());
   const bool empty = dw.numel() == 0 || x.numel() == 0 || dy.numel() == 0;
-  if (!empty && detail::uses_depthwise_grad_weights_2d(geometry)) {
+  if (!empty && detail::uses_depthwise_grad_weights_2d(geometry.in_channels, geometry.groups,
+                                                        geometry.weight_shape())) {
     detail::depthwise_grad_weights_2d(geometry, static_cast<const float*>(x.raw_data()),
                                       static_cast<const float*>(dy.raw_data()),
                                       static_cast<float*>(dw.raw_data()));
@@ -85,13 +86,13 @@ bool conv_grad_weights_dnnl_accepts(std::span<const Variable> inputs, const Attr
 // (depthwise_grad_weights.h), when the types tell; "dnnl" for the rest.
 std::string_view conv_grad_weights_label(std::span<const Variable> inputs, const Attrs& attrs) {
   const Variable& shape = inputs[2];
-  if (shape.kind() != VariableKind::Constant) return "dnnl";
-  const std::vector<double> w = shape.constant_value().to_doubles();
   const Dims& x = inputs[0].type().dims;
-  if (w.size() != 4 || x.rank() != 4) return "dnnl";
-  const std::int64_t groups = attrs.get_int("groups");
-  const bool depthwise = groups == x[1] && static_cast<std::int64_t>(w[0]) == groups && w[1] == 1;
-  return depthwise && w[2] * w[3] > 9 ? "cpu" : "dnnl";
+  if (shape.kind() != VariableKind::Constant || x.rank() != 4) return "dnnl";
+  Dims w;
+  for (const double extent : shape.constant_value().to_doubles()) {
+    w.push_back(static_cast<std::int64_t>(extent));
+  }
+  return detail::uses_depthwise_grad_weights_2d(x[1], attrs.get_int("groups"), w) ? "cpu" : "dnnl";
 }
 
 // <k, ConvGradW(x, dy)> = <Conv(x, k), dy>: the derivative in dy is Conv(x, k), in x ConvGradI.

@@ -67,9 +67,8 @@ void channel_taps(const ConvGeometry& g, const float* x, const float* dy, float*
 }
 }  // namespace
 
-bool uses_depthwise_grad_weights_2d(const ConvGeometry& g) {
-  return g.window.spatial_rank == 2 && g.groups == g.in_channels &&
-         g.groups == g.out_channels && g.window.kernel_volume() > 9;
+bool uses_depthwise_grad_weights_2d(std::int64_t channels, std::int64_t groups, const Dims& w) {
+  return w.rank() == 4 && groups == channels && w[0] == groups && w[1] == 1 && w[2] * w[3] > 9;
 }
 
 void depthwise_grad_weights_2d(const ConvGeometry& g, const float* x, const float* dy, float* dw) {

@@ -8,10 +8,11 @@
 
 namespace tscope::ops::detail {
 
-/// Whether depthwise_grad_weights_2d computes this geometry's weight gradient: 2-D, one group per
-/// channel and one output channel per group, a window larger than 3x3 (oneDNN's kernel takes the
-/// rest).
-[[nodiscard]] bool uses_depthwise_grad_weights_2d(const ConvGeometry& g);
+/// Whether depthwise_grad_weights_2d computes the weight gradient of a convolution of `channels`
+/// input channels, `groups` groups and weights of shape `w`: 2-D, one group per channel and one
+/// output channel per group, a window larger than 3x3 (oneDNN's kernel takes the rest).
+[[nodiscard]] bool uses_depthwise_grad_weights_2d(std::int64_t channels, std::int64_t groups,
+                                                  const Dims& w);
 
 /// dw (channels, 1, kh, kw) from contiguous NCHW float32 x and dy: per channel and tap, the sum
 /// over the batch and the output positions of dy times the input element the tap reads. Each

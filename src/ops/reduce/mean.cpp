@@ -2,10 +2,10 @@
 // Mean over axes, and MeanGrad, its gradient: g / count broadcast back to the input's shape. A
 // dedicated gradient op because the count is known only at run time when dims are symbolic.
 #include <algorithm>
-#include <array>
 #include <type_traits>
 
 #include "reduce_common.h"
+#include "tscope/core/strided_copy.h"
 #include "tscope/graph/apply.h"
 #include "tscope/graph/op_registry.h"
 #include "tscope/ops/reduce.h"
@@ -104,9 +104,8 @@ Dims grad_strides_over_input(const Tensor& g, int rank, const std::vector<int>& 
   return strides;
 }
 
-// Fast path: the output in memory order, in runs over the trailing axes that share g's stride
-// pattern: all reduced (a run of one value, the global average pool's gradient) or all kept and
-// dense in g (a scaled copy of g's row); an odometer over the leading axes moves g's offset.
+// Fast path: g / count computed once per element of g, then broadcast into the output by the
+// strided copy of broadcast views (copy_strided: merged axes, rows, runs of one value).
 void compute_mean_grad_fast(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& g = ctx.input(1);
@@ -118,52 +117,19 @@ void compute_mean_grad_fast(KernelContext& ctx) {
   const bool keepdims = ctx.attrs->get_bool_or("keepdims", false);
   Tensor& out = ctx.allocate_output(0, g.dtype(), x.shape());
   if (out.numel() == 0) return;
-  const int rank = x.rank();
-  const Dims strides = grad_strides_over_input(g, rank, axes, keepdims);
-  // The run: trailing axes all reduced, or all kept with g dense along them.
-  std::int64_t run = 1;
-  std::int64_t run_stride = 0;
-  int lead = rank;
-  if (rank > 0) {
-    const bool reduced_tail = strides[rank - 1] == 0;
-    std::int64_t dense = 1;
-    while (lead > 0) {
-      const int axis = lead - 1;
-      const bool fits = reduced_tail ? strides[axis] == 0 : strides[axis] == dense;
-      if (!fits) break;
-      run *= x.shape()[axis];
-      dense *= x.shape()[axis];
-      --lead;
-    }
-    run_stride = reduced_tail ? 0 : 1;
-  }
   const double scale = 1.0 / static_cast<double>(detail::reduced_count(x.shape(), axes));
-  visit_dtype(out.dtype(), [&](auto tag) {
+  Tensor scaled = g.clone();
+  visit_dtype(scaled.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      const T* grad = static_cast<const T*>(g.raw_data());
-      T* data = static_cast<T*>(out.raw_data());
+      T* data = static_cast<T*>(scaled.raw_data());
       const T factor = static_cast<T>(scale);
-      std::array<std::int64_t, kMaxRank> index{};
-      std::int64_t offset = 0;
-      for (std::int64_t start = 0; start < out.numel(); start += run) {
-        T* row = data + start;
-        if (run_stride == 0) {
-          std::fill_n(row, run, static_cast<T>(grad[offset] * factor));
-        } else {
-          for (std::int64_t i = 0; i < run; ++i) row[i] = grad[offset + i] * factor;
-        }
-        // Next index of the leading axes, last fastest.
-        for (int axis = lead - 1; axis >= 0; --axis) {
-          const auto a = static_cast<std::size_t>(axis);
-          offset += strides[axis];
-          if (++index[a] < x.shape()[axis]) break;
-          offset -= strides[axis] * index[a];
-          index[a] = 0;
-        }
-      }
+      for (std::int64_t i = 0; i < scaled.numel(); ++i) data[i] *= factor;
     }
   });
+  tscope::detail::copy_strided(scaled.raw_data(), x.shape(),
+                               grad_strides_over_input(scaled, x.rank(), axes, keepdims),
+                               dtype_size(scaled.dtype()), out.raw_data());
 }
 
 std::vector<Variable> pullback_mean_grad(const PullbackContext& ctx) {

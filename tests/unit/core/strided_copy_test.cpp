@@ -70,6 +70,9 @@ TEST(StridedCopy, SlicesStepsReversalsAndBroadcasts) {
   // A row broadcast down a new axis, and a column broadcast across.
   expect_copy_matches_reads(base.view({5, 70}, {0, 1}, 70));
   expect_copy_matches_reads(base.view({40, 9}, {70, 0}, 3));
+  // A (batch, channels) value broadcast over two spatial axes (a global pool's gradient): the
+  // channels step by one, the broadcast axes merge into runs of one value.
+  expect_copy_matches_reads(base.view({2, 35, 4, 5}, {70, 1, 0, 0}, 0));
   // A scalar broadcast to a matrix, a single element, an empty view.
   expect_copy_matches_reads(base.view({4, 6}, {0, 0}, 11));
   expect_copy_matches_reads(base.view({}, {}, 17));
